@@ -1,0 +1,558 @@
+//! The JSON-RPC 2.0 envelope as MCP 2026-07-28 uses it.
+//!
+//! * Typed messages: [`JsonRpcRequest<M>`], [`JsonRpcNotification<N>`],
+//!   [`JsonRpcResultResponse<R>`] and [`JsonRpcErrorResponse`], where `M`/`N` implement
+//!   [`Method`]/[`NotificationMethod`] and tie the method name to its params.
+//! * Untyped, zero-copy decoding of anything that arrives: [`RawMessage::parse`] and
+//!   [`Incoming`], which keep `params`/`result` as borrowed raw JSON so that each method
+//!   decodes its own params exactly once.
+//! * Borrowing encoders for the hot path: [`ResultResponseRef`], [`ErrorResponseRef`],
+//!   [`NotificationRef`].
+
+use crate::error::{ErrorCode, ErrorObject};
+use serde::de::{self, DeserializeOwned, Deserializer, Visitor};
+use serde::ser::{SerializeStruct, Serializer};
+use serde::{Deserialize, Serialize};
+use serde_json::value::RawValue;
+use std::borrow::Cow;
+use std::fmt;
+
+/// A request id: a string or an integer. Never `null`, never fractional.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum RequestId {
+    /// An integer id.
+    Number(i64),
+    /// A string id.
+    String(String),
+}
+
+impl fmt::Display for RequestId {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Self::Number(n) => write!(f, "{n}"),
+            Self::String(s) => write!(f, "{s:?}"),
+        }
+    }
+}
+
+impl From<i64> for RequestId {
+    fn from(n: i64) -> Self {
+        Self::Number(n)
+    }
+}
+
+impl From<&str> for RequestId {
+    fn from(s: &str) -> Self {
+        Self::String(s.to_owned())
+    }
+}
+
+impl From<String> for RequestId {
+    fn from(s: String) -> Self {
+        Self::String(s)
+    }
+}
+
+impl Serialize for RequestId {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        match self {
+            Self::Number(n) => s.serialize_i64(*n),
+            Self::String(v) => s.serialize_str(v),
+        }
+    }
+}
+
+struct IdVisitor;
+
+impl<'de> Visitor<'de> for IdVisitor {
+    type Value = RequestId;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("a string or an integer request id")
+    }
+
+    fn visit_i64<E: de::Error>(self, v: i64) -> Result<RequestId, E> {
+        Ok(RequestId::Number(v))
+    }
+
+    fn visit_u64<E: de::Error>(self, v: u64) -> Result<RequestId, E> {
+        i64::try_from(v)
+            .map(RequestId::Number)
+            .map_err(|_| E::custom("request id is out of the integer range"))
+    }
+
+    fn visit_str<E: de::Error>(self, v: &str) -> Result<RequestId, E> {
+        Ok(RequestId::String(v.to_owned()))
+    }
+
+    fn visit_string<E: de::Error>(self, v: String) -> Result<RequestId, E> {
+        Ok(RequestId::String(v))
+    }
+}
+
+impl<'de> Deserialize<'de> for RequestId {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        d.deserialize_any(IdVisitor)
+    }
+}
+
+/// The `"jsonrpc": "2.0"` member. Decoding anything else fails.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct JsonRpcVersion;
+
+impl Serialize for JsonRpcVersion {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str("2.0")
+    }
+}
+
+impl<'de> Deserialize<'de> for JsonRpcVersion {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let v = Cow::<'de, str>::deserialize(d)?;
+        if v == "2.0" {
+            Ok(JsonRpcVersion)
+        } else {
+            Err(de::Error::custom("jsonrpc must be \"2.0\""))
+        }
+    }
+}
+
+/// A request method: ties a method name to its params and result types.
+pub trait Method {
+    /// The method name on the wire, e.g. `tools/call`.
+    const NAME: &'static str;
+    /// The `params` type.
+    type Params: Serialize + DeserializeOwned;
+    /// The `result` type.
+    type Result: Serialize + DeserializeOwned;
+}
+
+/// A notification method: ties a method name to its params type.
+pub trait NotificationMethod {
+    /// The method name on the wire, e.g. `notifications/progress`.
+    const NAME: &'static str;
+    /// The `params` type.
+    type Params: Serialize + DeserializeOwned;
+}
+
+/// A typed JSON-RPC request.
+#[derive(Debug, Clone, PartialEq)]
+pub struct JsonRpcRequest<M: Method> {
+    /// The request id.
+    pub id: RequestId,
+    /// The params.
+    pub params: M::Params,
+}
+
+impl<M: Method> JsonRpcRequest<M> {
+    /// Builds a request.
+    pub fn new(id: impl Into<RequestId>, params: M::Params) -> Self {
+        Self {
+            id: id.into(),
+            params,
+        }
+    }
+}
+
+impl<M: Method> Serialize for JsonRpcRequest<M> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let mut st = s.serialize_struct("JsonRpcRequest", 4)?;
+        st.serialize_field("jsonrpc", &JsonRpcVersion)?;
+        st.serialize_field("id", &self.id)?;
+        st.serialize_field("method", M::NAME)?;
+        st.serialize_field("params", &self.params)?;
+        st.end()
+    }
+}
+
+#[derive(Deserialize)]
+struct RequestDe<P> {
+    #[allow(dead_code)]
+    jsonrpc: JsonRpcVersion,
+    id: RequestId,
+    method: String,
+    params: P,
+}
+
+impl<'de, M: Method> Deserialize<'de> for JsonRpcRequest<M> {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let r = RequestDe::<M::Params>::deserialize(d)?;
+        if r.method != M::NAME {
+            return Err(de::Error::custom(format_args!(
+                "expected method {}, found {}",
+                M::NAME,
+                r.method
+            )));
+        }
+        Ok(Self {
+            id: r.id,
+            params: r.params,
+        })
+    }
+}
+
+/// A typed JSON-RPC notification.
+#[derive(Debug, Clone, PartialEq)]
+pub struct JsonRpcNotification<N: NotificationMethod> {
+    /// The params, if any.
+    pub params: Option<N::Params>,
+}
+
+impl<N: NotificationMethod> Serialize for JsonRpcNotification<N> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let n = if self.params.is_some() { 3 } else { 2 };
+        let mut st = s.serialize_struct("JsonRpcNotification", n)?;
+        st.serialize_field("jsonrpc", &JsonRpcVersion)?;
+        st.serialize_field("method", N::NAME)?;
+        if let Some(p) = &self.params {
+            st.serialize_field("params", p)?;
+        }
+        st.end()
+    }
+}
+
+#[derive(Deserialize)]
+struct NotificationDe<P> {
+    #[allow(dead_code)]
+    jsonrpc: JsonRpcVersion,
+    method: String,
+    #[serde(default = "Option::default")]
+    params: Option<P>,
+}
+
+impl<'de, N: NotificationMethod> Deserialize<'de> for JsonRpcNotification<N> {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let r = NotificationDe::<N::Params>::deserialize(d)?;
+        if r.method != N::NAME {
+            return Err(de::Error::custom(format_args!(
+                "expected method {}, found {}",
+                N::NAME,
+                r.method
+            )));
+        }
+        Ok(Self { params: r.params })
+    }
+}
+
+/// A typed successful response.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct JsonRpcResultResponse<R> {
+    /// Always `"2.0"`.
+    pub jsonrpc: JsonRpcVersion,
+    /// The id of the request answered.
+    pub id: RequestId,
+    /// The result.
+    pub result: R,
+}
+
+/// An error response. `id` is absent only when the request's id could not be read.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct JsonRpcErrorResponse {
+    /// Always `"2.0"`.
+    pub jsonrpc: JsonRpcVersion,
+    /// The id of the request answered, when known.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub id: Option<RequestId>,
+    /// The error.
+    pub error: ErrorObject,
+}
+
+/// Encodes `{"jsonrpc":"2.0","id":…,"result":…}` without owning either part.
+#[derive(Debug)]
+pub struct ResultResponseRef<'a, R: ?Sized> {
+    /// The id of the request answered.
+    pub id: &'a RequestId,
+    /// The result.
+    pub result: &'a R,
+}
+
+impl<R: Serialize + ?Sized> Serialize for ResultResponseRef<'_, R> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let mut st = s.serialize_struct("JsonRpcResultResponse", 3)?;
+        st.serialize_field("jsonrpc", &JsonRpcVersion)?;
+        st.serialize_field("id", self.id)?;
+        st.serialize_field("result", self.result)?;
+        st.end()
+    }
+}
+
+/// Encodes `{"jsonrpc":"2.0","id":…,"error":…}` without owning either part.
+#[derive(Debug)]
+pub struct ErrorResponseRef<'a> {
+    /// The id of the request answered, when known.
+    pub id: Option<&'a RequestId>,
+    /// The error.
+    pub error: &'a ErrorObject,
+}
+
+impl Serialize for ErrorResponseRef<'_> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let mut st = s.serialize_struct("JsonRpcErrorResponse", 3)?;
+        st.serialize_field("jsonrpc", &JsonRpcVersion)?;
+        if let Some(id) = self.id {
+            st.serialize_field("id", id)?;
+        }
+        st.serialize_field("error", self.error)?;
+        st.end()
+    }
+}
+
+/// Encodes `{"jsonrpc":"2.0","method":…,"params":…}` without owning the params.
+#[derive(Debug)]
+pub struct NotificationRef<'a, P: ?Sized> {
+    /// The method name.
+    pub method: &'a str,
+    /// The params.
+    pub params: &'a P,
+}
+
+impl<P: Serialize + ?Sized> Serialize for NotificationRef<'_, P> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let mut st = s.serialize_struct("JsonRpcNotification", 3)?;
+        st.serialize_field("jsonrpc", &JsonRpcVersion)?;
+        st.serialize_field("method", self.method)?;
+        st.serialize_field("params", self.params)?;
+        st.end()
+    }
+}
+
+/// The `id` member of a message as found: absent, `null`, or an id.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub enum IdField {
+    /// No `id` member.
+    #[default]
+    Absent,
+    /// `"id": null`.
+    Null,
+    /// A well-formed id.
+    Id(RequestId),
+    /// An `id` of the wrong type (boolean, float, object …).
+    Invalid,
+}
+
+impl<'de> Deserialize<'de> for IdField {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V;
+        impl<'de> Visitor<'de> for V {
+            type Value = IdField;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("a request id")
+            }
+            fn visit_unit<E: de::Error>(self) -> Result<IdField, E> {
+                Ok(IdField::Null)
+            }
+            fn visit_none<E: de::Error>(self) -> Result<IdField, E> {
+                Ok(IdField::Null)
+            }
+            fn visit_i64<E: de::Error>(self, v: i64) -> Result<IdField, E> {
+                Ok(IdField::Id(RequestId::Number(v)))
+            }
+            fn visit_u64<E: de::Error>(self, v: u64) -> Result<IdField, E> {
+                Ok(i64::try_from(v).map_or(IdField::Invalid, |n| IdField::Id(RequestId::Number(n))))
+            }
+            fn visit_f64<E: de::Error>(self, _: f64) -> Result<IdField, E> {
+                Ok(IdField::Invalid)
+            }
+            fn visit_bool<E: de::Error>(self, _: bool) -> Result<IdField, E> {
+                Ok(IdField::Invalid)
+            }
+            fn visit_str<E: de::Error>(self, v: &str) -> Result<IdField, E> {
+                Ok(IdField::Id(RequestId::String(v.to_owned())))
+            }
+            fn visit_seq<A: de::SeqAccess<'de>>(self, mut a: A) -> Result<IdField, A::Error> {
+                while a.next_element::<de::IgnoredAny>()?.is_some() {}
+                Ok(IdField::Invalid)
+            }
+            fn visit_map<A: de::MapAccess<'de>>(self, mut a: A) -> Result<IdField, A::Error> {
+                while a.next_entry::<de::IgnoredAny, de::IgnoredAny>()?.is_some() {}
+                Ok(IdField::Invalid)
+            }
+        }
+        d.deserialize_any(V)
+    }
+}
+
+/// Any JSON-RPC message as received, with `params`/`result` left as raw JSON.
+#[derive(Debug, Deserialize)]
+pub struct RawMessage<'a> {
+    /// The `jsonrpc` member, if any.
+    #[serde(default, borrow)]
+    pub jsonrpc: Option<Cow<'a, str>>,
+    /// The `id` member.
+    #[serde(default)]
+    pub id: IdField,
+    /// The `method` member.
+    #[serde(default, borrow)]
+    pub method: Option<Cow<'a, str>>,
+    /// The `params` member (`null` reads as absent).
+    #[serde(default, borrow)]
+    pub params: Option<&'a RawValue>,
+    /// The `result` member.
+    #[serde(default, borrow)]
+    pub result: Option<&'a RawValue>,
+    /// The `error` member.
+    #[serde(default)]
+    pub error: Option<ErrorObject>,
+}
+
+/// A message classified by shape.
+#[derive(Debug)]
+pub enum Incoming<'a> {
+    /// A request: it has an id and a method.
+    Request {
+        /// The id.
+        id: RequestId,
+        /// The method name.
+        method: Cow<'a, str>,
+        /// The raw params.
+        params: Option<&'a RawValue>,
+    },
+    /// A notification: a method without an id.
+    Notification {
+        /// The method name.
+        method: Cow<'a, str>,
+        /// The raw params.
+        params: Option<&'a RawValue>,
+    },
+    /// A successful response.
+    Result {
+        /// The id answered.
+        id: RequestId,
+        /// The raw result.
+        result: &'a RawValue,
+    },
+    /// An error response.
+    Error {
+        /// The id answered, if it was known.
+        id: Option<RequestId>,
+        /// The error.
+        error: ErrorObject,
+    },
+}
+
+/// Why a message could not be read, as the error to send back.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Malformed {
+    /// The id, when it could be read (so the error response can carry it).
+    pub id: Option<RequestId>,
+    /// The error to answer with (`-32700` or `-32600`).
+    pub error: ErrorObject,
+}
+
+impl<'a> RawMessage<'a> {
+    /// Parses and classifies one message. Batches (JSON arrays) are refused: 2026-07-28
+    /// sends exactly one message per line or POST.
+    pub fn parse(bytes: &'a [u8]) -> Result<Incoming<'a>, Malformed> {
+        let raw: RawMessage<'a> = match serde_json::from_slice(bytes) {
+            Ok(raw) => raw,
+            Err(e) => return Err(Self::parse_failure(bytes, e)),
+        };
+        raw.classify()
+    }
+
+    fn parse_failure(bytes: &[u8], e: serde_json::Error) -> Malformed {
+        use serde_json::error::Category;
+        let (code, message) = match e.classify() {
+            Category::Syntax | Category::Eof | Category::Io => {
+                (ErrorCode::PARSE_ERROR, format!("Parse error: {e}"))
+            }
+            Category::Data => {
+                let first = bytes.iter().find(|b| !b.is_ascii_whitespace());
+                let msg = if first == Some(&b'[') {
+                    "Invalid request: batches are not supported".to_owned()
+                } else {
+                    format!("Invalid request: {e}")
+                };
+                (ErrorCode::INVALID_REQUEST, msg)
+            }
+        };
+        Malformed {
+            id: None,
+            error: ErrorObject::new(code, message),
+        }
+    }
+
+    /// Classifies an already parsed message.
+    pub fn classify(self) -> Result<Incoming<'a>, Malformed> {
+        let id = match &self.id {
+            IdField::Id(id) => Some(id.clone()),
+            _ => None,
+        };
+        let invalid = |msg: &str| Malformed {
+            id: id.clone(),
+            error: ErrorObject::new(ErrorCode::INVALID_REQUEST, format!("Invalid request: {msg}")),
+        };
+        if self.jsonrpc.as_deref() != Some("2.0") {
+            return Err(invalid("jsonrpc must be \"2.0\""));
+        }
+        match (self.id, self.method) {
+            (IdField::Id(id), Some(method)) => {
+                if self.result.is_some() || self.error.is_some() {
+                    return Err(invalid("a request must not carry result or error"));
+                }
+                Ok(Incoming::Request {
+                    id,
+                    method,
+                    params: self.params,
+                })
+            }
+            (IdField::Absent, Some(method)) => Ok(Incoming::Notification {
+                method,
+                params: self.params,
+            }),
+            (IdField::Null, Some(_)) => Err(invalid("id must not be null")),
+            (IdField::Invalid, _) => Err(invalid("id must be a string or an integer")),
+            (id_field, None) => match (self.result, self.error) {
+                (Some(result), None) => match id_field {
+                    IdField::Id(id) => Ok(Incoming::Result { id, result }),
+                    _ => Err(invalid("a result must carry the request id")),
+                },
+                (None, Some(error)) => Ok(Incoming::Error {
+                    id: match id_field {
+                        IdField::Id(id) => Some(id),
+                        _ => None,
+                    },
+                    error,
+                }),
+                _ => Err(invalid("missing method")),
+            },
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ids() {
+        let m = RawMessage::parse(br#"{"jsonrpc":"2.0","id":7,"method":"x"}"#).unwrap();
+        assert!(matches!(m, Incoming::Request { id: RequestId::Number(7), .. }));
+        let m = RawMessage::parse(br#"{"jsonrpc":"2.0","id":"a","method":"x","params":null}"#);
+        assert!(matches!(m, Ok(Incoming::Request { params: None, .. })));
+        for bad in [
+            r#"{"jsonrpc":"2.0","id":null,"method":"x"}"#,
+            r#"{"jsonrpc":"2.0","id":1.5,"method":"x"}"#,
+            r#"{"jsonrpc":"2.0","id":true,"method":"x"}"#,
+            r#"{"jsonrpc":"1.0","id":1,"method":"x"}"#,
+            r#"{"id":1,"method":"x"}"#,
+            r#"[{"jsonrpc":"2.0","id":1,"method":"x"}]"#,
+            r#"{"jsonrpc":"2.0","id":1}"#,
+            r#"{"jsonrpc":"2.0","id":1,"method":5}"#,
+        ] {
+            let e = RawMessage::parse(bad.as_bytes()).unwrap_err();
+            assert_eq!(e.error.code, ErrorCode::INVALID_REQUEST, "{bad}");
+        }
+        let e = RawMessage::parse(b"{not json").unwrap_err();
+        assert_eq!(e.error.code, ErrorCode::PARSE_ERROR);
+        assert!(serde_json::from_str::<RequestId>("null").is_err());
+        assert!(serde_json::from_str::<RequestId>("2.5").is_err());
+    }
+
+    #[test]
+    fn error_keeps_id_when_readable() {
+        let e = RawMessage::parse(br#"{"jsonrpc":"2.0","id":9,"method":"x","result":{}}"#)
+            .unwrap_err();
+        assert_eq!(e.id, Some(RequestId::Number(9)));
+    }
+}

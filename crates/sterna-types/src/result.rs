@@ -1,0 +1,122 @@
+//! `resultType` and the [`Outcome`] union.
+//!
+//! Every 2026-07-28 result carries `resultType`. The three methods that may ask the client
+//! for input (`tools/call`, `prompts/get`, `resources/read`) answer either their normal
+//! result (`"complete"`) or an [`InputRequiredResult`] (`"input_required"`). The two are
+//! told apart by the **value** of `resultType` only: an absent value means `complete`
+//! (older servers), any other value is an error for the reader.
+
+use crate::mrtr::InputRequiredResult;
+use serde::de::{self, DeserializeOwned, Deserializer};
+use serde::{Deserialize, Serialize, Serializer};
+use serde_json::Value;
+use std::fmt;
+
+/// The value of `resultType`.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
+pub enum ResultType {
+    /// A final result.
+    #[default]
+    Complete,
+    /// An [`InputRequiredResult`].
+    InputRequired,
+}
+
+impl ResultType {
+    /// The wire string.
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            Self::Complete => "complete",
+            Self::InputRequired => "input_required",
+        }
+    }
+}
+
+impl fmt::Display for ResultType {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+impl Serialize for ResultType {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(self.as_str())
+    }
+}
+
+impl<'de> Deserialize<'de> for ResultType {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let s = std::borrow::Cow::<'de, str>::deserialize(d)?;
+        match s.as_ref() {
+            "complete" => Ok(Self::Complete),
+            "input_required" => Ok(Self::InputRequired),
+            other => Err(de::Error::custom(format_args!(
+                "unsupported resultType {other:?}"
+            ))),
+        }
+    }
+}
+
+/// Caching scope of a cacheable result.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum CacheScope {
+    /// May be shared across authorization contexts.
+    Public,
+    /// Must not be shared across authorization contexts.
+    Private,
+}
+
+/// The result of `tools/call`, `prompts/get` or `resources/read`: complete, or a request
+/// for more input.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Outcome<T> {
+    /// The final result.
+    Complete(T),
+    /// The server needs input; retry with answers and the state.
+    InputRequired(InputRequiredResult),
+}
+
+impl<T: Serialize> Serialize for Outcome<T> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        match self {
+            Self::Complete(t) => t.serialize(s),
+            Self::InputRequired(r) => r.serialize(s),
+        }
+    }
+}
+
+impl<'de, T: DeserializeOwned> Deserialize<'de> for Outcome<T> {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let value = Value::deserialize(d)?;
+        let kind = match value.get("resultType") {
+            None => ResultType::Complete,
+            Some(Value::String(s)) if s == "complete" => ResultType::Complete,
+            Some(Value::String(s)) if s == "input_required" => ResultType::InputRequired,
+            Some(other) => {
+                return Err(de::Error::custom(format_args!(
+                    "unsupported resultType {other}"
+                )));
+            }
+        };
+        match kind {
+            ResultType::Complete => T::deserialize(value)
+                .map(Outcome::Complete)
+                .map_err(de::Error::custom),
+            ResultType::InputRequired => InputRequiredResult::deserialize(value)
+                .map(Outcome::InputRequired)
+                .map_err(de::Error::custom),
+        }
+    }
+}
+
+/// A result with no content (`{"resultType":"complete"}` plus `_meta`).
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct EmptyResult {
+    /// Always `complete`.
+    #[serde(rename = "resultType", default)]
+    pub result_type: ResultType,
+    /// Metadata.
+    #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
+    pub meta: Option<crate::meta::ResultMeta>,
+}

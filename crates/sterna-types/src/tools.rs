@@ -1,0 +1,186 @@
+//! Tools: `tools/list` and `tools/call`.
+
+use crate::JsonObject;
+use crate::content::{ContentBlock, Icon};
+use crate::jsonrpc::Method;
+use crate::meta::{RequestMeta, ResultMeta};
+use crate::mrtr::InputResponses;
+use crate::result::{CacheScope, Outcome, ResultType};
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+/// A tool the server offers.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Tool {
+    /// Unique name (`[A-Za-z0-9_.-]{1,128}`).
+    pub name: String,
+    /// Display name.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub title: Option<String>,
+    /// What it does (for the model).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub description: Option<String>,
+    /// JSON Schema (2020-12 by default) of the arguments; root type `object`.
+    pub input_schema: JsonObject,
+    /// JSON Schema of `structuredContent`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub output_schema: Option<JsonObject>,
+    /// Behaviour hints.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub annotations: Option<ToolAnnotations>,
+    /// Icons.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub icons: Option<Vec<Icon>>,
+    /// Metadata.
+    #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
+    pub meta: Option<JsonObject>,
+}
+
+/// Behaviour hints of a tool (untrusted unless the server is).
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ToolAnnotations {
+    /// Display name.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub title: Option<String>,
+    /// Does not modify its environment.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub read_only_hint: Option<bool>,
+    /// May destroy data.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub destructive_hint: Option<bool>,
+    /// Repeating a call has no further effect.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub idempotent_hint: Option<bool>,
+    /// Talks to the outside world.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub open_world_hint: Option<bool>,
+}
+
+/// The params of `tools/call` (first call or MRTR retry).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct CallToolRequestParams {
+    /// The tool.
+    pub name: String,
+    /// The arguments (absent for a tool without arguments).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub arguments: Option<JsonObject>,
+    /// Answers to the previous round's questions.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub input_responses: Option<InputResponses>,
+    /// The previous round's state, echoed exactly.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub request_state: Option<String>,
+    /// Request metadata.
+    #[serde(rename = "_meta")]
+    pub meta: RequestMeta,
+}
+
+/// The result of a tool call.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct CallToolResult {
+    /// Always `complete`.
+    #[serde(default)]
+    pub result_type: ResultType,
+    /// Unstructured content.
+    pub content: Vec<ContentBlock>,
+    /// Structured content (matches `outputSchema` when the tool declares one).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub structured_content: Option<Value>,
+    /// The tool failed; `content` says why (for the model to read).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub is_error: Option<bool>,
+    /// Metadata.
+    #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
+    pub meta: Option<ResultMeta>,
+}
+
+impl CallToolResult {
+    /// A successful result with content.
+    pub fn success(content: Vec<ContentBlock>) -> Self {
+        Self {
+            content,
+            ..Self::default()
+        }
+    }
+
+    /// A successful result with one text block.
+    pub fn text(text: impl Into<String>) -> Self {
+        Self::success(vec![ContentBlock::text(text)])
+    }
+
+    /// A tool error (`isError: true`) with a message for the model.
+    pub fn error(message: impl Into<String>) -> Self {
+        Self {
+            content: vec![ContentBlock::text(message)],
+            is_error: Some(true),
+            ..Self::default()
+        }
+    }
+
+    /// The text of the text blocks, joined by newlines.
+    pub fn text_content(&self) -> String {
+        self.content
+            .iter()
+            .filter_map(ContentBlock::as_text)
+            .collect::<Vec<_>>()
+            .join("\n")
+    }
+}
+
+/// The params of a paginated list request.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct PaginatedRequestParams {
+    /// Where to continue.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cursor: Option<String>,
+    /// Request metadata.
+    #[serde(rename = "_meta")]
+    pub meta: RequestMeta,
+}
+
+/// The result of `tools/list`.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ListToolsResult {
+    /// Always `complete`.
+    #[serde(default)]
+    pub result_type: ResultType,
+    /// The tools of this page.
+    pub tools: Vec<Tool>,
+    /// Cursor of the next page.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub next_cursor: Option<String>,
+    /// Cache lifetime in milliseconds.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ttl_ms: Option<u64>,
+    /// Cache scope.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cache_scope: Option<CacheScope>,
+    /// Metadata.
+    #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
+    pub meta: Option<ResultMeta>,
+}
+
+/// `tools/call`.
+#[derive(Debug)]
+pub enum CallTool {}
+
+impl Method for CallTool {
+    const NAME: &'static str = "tools/call";
+    type Params = CallToolRequestParams;
+    type Result = Outcome<CallToolResult>;
+}
+
+/// `tools/list`.
+#[derive(Debug)]
+pub enum ListTools {}
+
+impl Method for ListTools {
+    const NAME: &'static str = "tools/list";
+    type Params = PaginatedRequestParams;
+    type Result = ListToolsResult;
+}
