@@ -314,7 +314,9 @@ impl EnumOptions {
     /// Does `value` belong to the options?
     pub fn contains(&self, value: &str) -> bool {
         match self {
-            Self::Untitled(v) | Self::LegacyTitled { values: v, .. } => v.iter().any(|x| x == value),
+            Self::Untitled(v) | Self::LegacyTitled { values: v, .. } => {
+                v.iter().any(|x| x == value)
+            }
             Self::Titled(o) => o.iter().any(|x| x.value == value),
         }
     }
@@ -482,16 +484,26 @@ struct MultiItemsDe {
 impl<'de> Deserialize<'de> for PrimitiveSchema {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         let v = JsonObject::deserialize(d)?;
-        let ty = v.get("type").and_then(Value::as_str).unwrap_or_default().to_owned();
+        let ty = v
+            .get("type")
+            .and_then(Value::as_str)
+            .unwrap_or_default()
+            .to_owned();
         let value = Value::Object(v);
-                match ty.as_str() {
+        match ty.as_str() {
             "string" if value.get("enum").is_some() || value.get("oneOf").is_some() => {
                 let s = SelectDe::deserialize(&value).map_err(de::Error::custom)?;
                 let options = match (s.enum_values, s.enum_names, s.one_of) {
-                    (Some(values), Some(names), None) => EnumOptions::LegacyTitled { values, names },
+                    (Some(values), Some(names), None) => {
+                        EnumOptions::LegacyTitled { values, names }
+                    }
                     (Some(values), None, None) => EnumOptions::Untitled(values),
                     (None, None, Some(o)) => EnumOptions::Titled(o),
-                    _ => return Err(de::Error::custom("a select field needs exactly one of enum or oneOf")),
+                    _ => {
+                        return Err(de::Error::custom(
+                            "a select field needs exactly one of enum or oneOf",
+                        ));
+                    }
                 };
                 Ok(Self::SingleSelect(SingleSelectSchema {
                     title: s.title,
@@ -500,15 +512,25 @@ impl<'de> Deserialize<'de> for PrimitiveSchema {
                     default: s.default,
                 }))
             }
-            "string" => StringSchema::deserialize(&value).map(Self::String).map_err(de::Error::custom),
-            "number" | "integer" => NumberSchema::deserialize(&value).map(Self::Number).map_err(de::Error::custom),
-            "boolean" => BooleanSchema::deserialize(&value).map(Self::Boolean).map_err(de::Error::custom),
+            "string" => StringSchema::deserialize(&value)
+                .map(Self::String)
+                .map_err(de::Error::custom),
+            "number" | "integer" => NumberSchema::deserialize(&value)
+                .map(Self::Number)
+                .map_err(de::Error::custom),
+            "boolean" => BooleanSchema::deserialize(&value)
+                .map(Self::Boolean)
+                .map_err(de::Error::custom),
             "array" => {
                 let m = MultiDe::deserialize(&value).map_err(de::Error::custom)?;
                 let options = match (m.items.enum_values, m.items.any_of) {
                     (Some(v), None) => EnumOptions::Untitled(v),
                     (None, Some(o)) => EnumOptions::Titled(o),
-                    _ => return Err(de::Error::custom("a multi-select field needs items.enum or items.anyOf")),
+                    _ => {
+                        return Err(de::Error::custom(
+                            "a multi-select field needs items.enum or items.anyOf",
+                        ));
+                    }
                 };
                 Ok(Self::MultiSelect(MultiSelectSchema {
                     title: m.title,

@@ -348,7 +348,10 @@ impl<'de> Deserialize<'de> for IdField {
                 Ok(IdField::Id(RequestId::Number(v)))
             }
             fn visit_u64<E: de::Error>(self, v: u64) -> Result<IdField, E> {
-                Ok(i64::try_from(v).map_or(IdField::Invalid, |n| IdField::Id(RequestId::Number(n))))
+                Ok(
+                    i64::try_from(v)
+                        .map_or(IdField::Invalid, |n| IdField::Id(RequestId::Number(n))),
+                )
             }
             fn visit_f64<E: de::Error>(self, _: f64) -> Result<IdField, E> {
                 Ok(IdField::Invalid)
@@ -480,7 +483,10 @@ impl<'a> RawMessage<'a> {
         };
         let invalid = |msg: &str| Malformed {
             id: id.clone(),
-            error: ErrorObject::new(ErrorCode::INVALID_REQUEST, format!("Invalid request: {msg}")),
+            error: ErrorObject::new(
+                ErrorCode::INVALID_REQUEST,
+                format!("Invalid request: {msg}"),
+            ),
         };
         if self.jsonrpc.as_deref() != Some("2.0") {
             return Err(invalid("jsonrpc must be \"2.0\""));
@@ -527,7 +533,13 @@ mod tests {
     #[test]
     fn ids() {
         let m = RawMessage::parse(br#"{"jsonrpc":"2.0","id":7,"method":"x"}"#).unwrap();
-        assert!(matches!(m, Incoming::Request { id: RequestId::Number(7), .. }));
+        assert!(matches!(
+            m,
+            Incoming::Request {
+                id: RequestId::Number(7),
+                ..
+            }
+        ));
         let m = RawMessage::parse(br#"{"jsonrpc":"2.0","id":"a","method":"x","params":null}"#);
         assert!(matches!(m, Ok(Incoming::Request { params: None, .. })));
         for bad in [
@@ -551,8 +563,8 @@ mod tests {
 
     #[test]
     fn error_keeps_id_when_readable() {
-        let e = RawMessage::parse(br#"{"jsonrpc":"2.0","id":9,"method":"x","result":{}}"#)
-            .unwrap_err();
+        let e =
+            RawMessage::parse(br#"{"jsonrpc":"2.0","id":9,"method":"x","result":{}}"#).unwrap_err();
         assert_eq!(e.id, Some(RequestId::Number(9)));
     }
 }

@@ -159,8 +159,12 @@ impl<'de> Deserialize<'de> for RequestMeta {
                 let mut other = JsonObject::new();
                 while let Some(key) = a.next_key::<std::borrow::Cow<'de, str>>()? {
                     match key.as_ref() {
-                        PROTOCOL_VERSION_KEY => set(&mut version, a.next_value()?, PROTOCOL_VERSION_KEY)?,
-                        CLIENT_CAPABILITIES_KEY => set(&mut caps, a.next_value()?, CLIENT_CAPABILITIES_KEY)?,
+                        PROTOCOL_VERSION_KEY => {
+                            set(&mut version, a.next_value()?, PROTOCOL_VERSION_KEY)?
+                        }
+                        CLIENT_CAPABILITIES_KEY => {
+                            set(&mut caps, a.next_value()?, CLIENT_CAPABILITIES_KEY)?
+                        }
                         CLIENT_INFO_KEY => set(&mut info, a.next_value()?, CLIENT_INFO_KEY)?,
                         LOG_LEVEL_KEY => set(&mut level, a.next_value()?, LOG_LEVEL_KEY)?,
                         PROGRESS_TOKEN_KEY => set(&mut token, a.next_value()?, PROGRESS_TOKEN_KEY)?,
@@ -252,11 +256,15 @@ mod tests {
 
     #[test]
     fn request_meta_requires_keys() {
-        let e = serde_json::from_str::<RequestMeta>(r#"{"io.modelcontextprotocol/clientCapabilities":{}}"#)
-            .unwrap_err();
+        let e = serde_json::from_str::<RequestMeta>(
+            r#"{"io.modelcontextprotocol/clientCapabilities":{}}"#,
+        )
+        .unwrap_err();
         assert!(e.to_string().contains(PROTOCOL_VERSION_KEY), "{e}");
-        let e = serde_json::from_str::<RequestMeta>(r#"{"io.modelcontextprotocol/protocolVersion":"2026-07-28"}"#)
-            .unwrap_err();
+        let e = serde_json::from_str::<RequestMeta>(
+            r#"{"io.modelcontextprotocol/protocolVersion":"2026-07-28"}"#,
+        )
+        .unwrap_err();
         assert!(e.to_string().contains(CLIENT_CAPABILITIES_KEY), "{e}");
         let m: RequestMeta = serde_json::from_str(
             r#"{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{},"traceparent":"00-x"}"#,

@@ -103,12 +103,12 @@ impl<'de> Deserialize<'de> for InputRequest {
         let r = InputRequestDe::deserialize(d)?;
         let params = |p: Option<Value>| p.ok_or_else(|| de::Error::missing_field("params"));
         Ok(match r.method.as_str() {
-            ELICITATION_CREATE => Self::Elicit(
-                serde_json::from_value(params(r.params)?).map_err(de::Error::custom)?,
-            ),
-            SAMPLING_CREATE_MESSAGE => Self::Sample(
-                serde_json::from_value(params(r.params)?).map_err(de::Error::custom)?,
-            ),
+            ELICITATION_CREATE => {
+                Self::Elicit(serde_json::from_value(params(r.params)?).map_err(de::Error::custom)?)
+            }
+            SAMPLING_CREATE_MESSAGE => {
+                Self::Sample(serde_json::from_value(params(r.params)?).map_err(de::Error::custom)?)
+            }
             ROOTS_LIST => Self::ListRoots(match r.params {
                 Some(p) => Some(serde_json::from_value(p).map_err(de::Error::custom)?),
                 None => None,
@@ -161,8 +161,12 @@ impl InputResponse {
         };
         let parsed = match kind {
             Some(0) => ElicitResult::deserialize(&value).ok().map(Self::Elicit),
-            Some(1) => ListRootsResult::deserialize(&value).ok().map(Self::ListRoots),
-            Some(2) => CreateMessageResult::deserialize(&value).ok().map(Self::Sample),
+            Some(1) => ListRootsResult::deserialize(&value)
+                .ok()
+                .map(Self::ListRoots),
+            Some(2) => CreateMessageResult::deserialize(&value)
+                .ok()
+                .map(Self::Sample),
             _ => None,
         };
         match (parsed, value) {

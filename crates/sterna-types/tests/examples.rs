@@ -5,6 +5,7 @@ use serde::Serialize;
 use serde::de::DeserializeOwned;
 use serde_json::Value;
 use std::path::{Path, PathBuf};
+use sterna_types::capabilities::{ClientCapabilities, ServerCapabilities};
 use sterna_types::completion::{Complete, CompleteRequestParams, CompleteResult};
 use sterna_types::content::{BlobResourceContents, ContentBlock, TextResourceContents};
 use sterna_types::discover::{Discover, DiscoverResult};
@@ -19,7 +20,9 @@ use sterna_types::notifications::{
     Progress, ProgressNotificationParams, PromptListChanged, ResourceListChanged, ResourceUpdated,
     ResourceUpdatedNotificationParams, ToolListChanged,
 };
-use sterna_types::prompts::{GetPrompt, GetPromptRequestParams, GetPromptResult, ListPrompts, ListPromptsResult};
+use sterna_types::prompts::{
+    GetPrompt, GetPromptRequestParams, GetPromptResult, ListPrompts, ListPromptsResult,
+};
 use sterna_types::resources::{
     ListResourceTemplates, ListResourceTemplatesResult, ListResources, ListResourcesResult,
     ReadResource, ReadResourceResult, Resource,
@@ -30,9 +33,13 @@ use sterna_types::sampling::{
     CreateMessageRequestParams, CreateMessageResult, ModelPreferences, SamplingContentBlock,
     SamplingMessage,
 };
-use sterna_types::subscriptions::{SubscriptionsAcknowledged, SubscriptionsListen, SubscriptionsListenResult};
-use sterna_types::tools::{CallTool, CallToolRequestParams, CallToolResult, ListTools, ListToolsResult, PaginatedRequestParams, Tool};
-use sterna_types::capabilities::{ClientCapabilities, ServerCapabilities};
+use sterna_types::subscriptions::{
+    SubscriptionsAcknowledged, SubscriptionsListen, SubscriptionsListenResult,
+};
+use sterna_types::tools::{
+    CallTool, CallToolRequestParams, CallToolResult, ListTools, ListToolsResult,
+    PaginatedRequestParams, Tool,
+};
 
 fn shared_dir() -> PathBuf {
     if let Ok(dir) = std::env::var("STERNA_SHARED_DIR") {
@@ -56,7 +63,9 @@ fn normalize(v: &Value) -> Value {
     match v {
         Value::Number(n) => serde_json::json!(n.as_f64().expect("finite")),
         Value::Array(a) => Value::Array(a.iter().map(normalize).collect()),
-        Value::Object(o) => Value::Object(o.iter().map(|(k, v)| (k.clone(), normalize(v))).collect()),
+        Value::Object(o) => {
+            Value::Object(o.iter().map(|(k, v)| (k.clone(), normalize(v))).collect())
+        }
         other => other.clone(),
     }
 }
@@ -212,8 +221,10 @@ fn every_example_round_trips_and_validates() {
             let original: Value =
                 serde_json::from_str(&std::fs::read_to_string(&file).unwrap()).unwrap();
             let encoded = check(&name, &file, &original);
-            let errors: Vec<String> =
-                validator.iter_errors(&encoded).map(|e| e.to_string()).collect();
+            let errors: Vec<String> = validator
+                .iter_errors(&encoded)
+                .map(|e| e.to_string())
+                .collect();
             assert!(errors.is_empty(), "{name}/{}: {errors:?}", file.display());
             count += 1;
         }

@@ -1,0 +1,79 @@
+//! `sterna`: the demo server and an MRTR demo client.
+//!
+//! ```text
+//! sterna demo [--region eu-west-1|us-east-1] [--name orders]
+//! sterna serve                  # the demo server on stdio
+//! sterna keygen                 # a new requestState key (base64)
+//! ```
+
+mod demo_client;
+mod demo_server;
+
+use std::process::ExitCode;
+use sterna::StateKeys;
+
+const USAGE: &str = "usage:
+  sterna demo [--region eu-west-1|us-east-1] [--name NAME]
+      start the demo server over stdio and complete provision_database through MRTR,
+      asking the region in the terminal (or taking --region when not interactive)
+  sterna serve
+      run the demo server on stdio (keys from STERNA_STATE_KEYS, else an ephemeral key)
+  sterna keygen
+      print a new random requestState key (base64) for STERNA_STATE_KEYS";
+
+fn init_logs() {
+    tracing_subscriber::fmt()
+        .with_writer(std::io::stderr)
+        .with_env_filter(
+            tracing_subscriber::EnvFilter::try_from_env("STERNA_LOG")
+                .unwrap_or_else(|_| "warn".into()),
+        )
+        .init();
+}
+
+/// Keys from `STERNA_STATE_KEYS`, or an ephemeral key (logged by the server builder).
+pub(crate) fn keys_from_env() -> Result<StateKeys, String> {
+    match std::env::var("STERNA_STATE_KEYS") {
+        Ok(list) => {
+            StateKeys::from_base64_list(&list).map_err(|e| format!("STERNA_STATE_KEYS: {e}"))
+        }
+        Err(_) => Ok(StateKeys::ephemeral()),
+    }
+}
+
+fn main() -> ExitCode {
+    init_logs();
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let runtime = match tokio::runtime::Runtime::new() {
+        Ok(r) => r,
+        Err(e) => {
+            eprintln!("sterna: cannot start the runtime: {e}");
+            return ExitCode::FAILURE;
+        }
+    };
+    let result = match args.first().map(String::as_str) {
+        Some("serve") => runtime.block_on(async {
+            let server = demo_server::build(keys_from_env()?);
+            sterna::transport::serve_stdio(server)
+                .await
+                .map_err(|e| format!("stdio: {e}"))
+        }),
+        Some("demo") => runtime.block_on(demo_client::run(&args[1..])),
+        Some("keygen") => {
+            println!("{}", StateKeys::generate_base64());
+            Ok(())
+        }
+        Some("-h" | "--help" | "help") => {
+            println!("{USAGE}");
+            Ok(())
+        }
+        _ => Err(USAGE.to_owned()),
+    };
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("sterna: {e}");
+            ExitCode::FAILURE
+        }
+    }
+}

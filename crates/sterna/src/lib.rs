@@ -1,0 +1,21 @@
+#![doc = include_str!("../docs/guide.md")]
+
+mod error;
+pub mod mrtr;
+pub mod server;
+pub mod state;
+pub mod transport;
+
+pub use error::{BuildError, HandlerError};
+pub use mrtr::{Elicitation, NeedsInput};
+pub use server::{Context, Server};
+pub use state::StateKeys;
+
+/// The wire types (re-exported from `sterna-types`).
+pub use sterna_types as types;
+
+/// Derive macros and traits handlers need: `serde` and `schemars` re-exported so the
+/// versions always match the SDK's.
+pub use schemars;
+pub use serde;
+pub use serde_json;

@@ -1,0 +1,423 @@
+//! Forms from Rust types: the flat elicitation schema derived with `schemars`, and the
+//! validation of submitted values against it.
+
+use schemars::JsonSchema;
+use serde_json::{Map, Value};
+use std::any::TypeId;
+use std::collections::HashMap;
+use std::sync::{Arc, OnceLock, RwLock};
+use sterna_types::elicitation::{
+    BooleanSchema, ElicitSchema, EnumOptions, MultiSelectSchema, NumberKind, NumberSchema,
+    PrimitiveSchema, SingleSelectSchema, StringFormat, StringSchema, TitledOption,
+};
+
+type Cache = RwLock<HashMap<TypeId, Result<Arc<ElicitSchema>, String>>>;
+
+/// The flat form schema of `T`, derived once per type and cached.
+///
+/// A type that does not fit the elicitation subset (nested objects, arrays of anything
+/// but enum values, maps, unions) is an error that names the field.
+pub(crate) fn form_schema<T: JsonSchema + 'static>() -> Result<Arc<ElicitSchema>, String> {
+    static CACHE: OnceLock<Cache> = OnceLock::new();
+    let cache = CACHE.get_or_init(Default::default);
+    let id = TypeId::of::<T>();
+    if let Some(hit) = cache.read().unwrap_or_else(|p| p.into_inner()).get(&id) {
+        return hit.clone();
+    }
+    let settings = schemars::generate::SchemaSettings::draft2020_12().with(|s| {
+        s.inline_subschemas = true;
+        s.meta_schema = None;
+    });
+    let schema = settings
+        .for_deserialize()
+        .into_generator()
+        .into_root_schema_for::<T>();
+    let built = convert(schema.as_value())
+        .map(Arc::new)
+        .map_err(|e| format!("{} cannot be an elicitation form: {e}", T::schema_name()));
+    cache
+        .write()
+        .unwrap_or_else(|p| p.into_inner())
+        .insert(id, built.clone());
+    built
+}
+
+fn convert(root: &Value) -> Result<ElicitSchema, String> {
+    let obj = root.as_object().ok_or("the schema is not an object")?;
+    if obj.get("type").and_then(Value::as_str) != Some("object") {
+        return Err("a form is a struct with named fields".into());
+    }
+    let empty = Map::new();
+    let props = match obj.get("properties") {
+        Some(Value::Object(p)) => p,
+        None => &empty,
+        Some(_) => return Err("properties is not an object".into()),
+    };
+    let mut properties = Vec::with_capacity(props.len());
+    for (name, schema) in props {
+        let field = field(schema).map_err(|e| format!("field `{name}`: {e}"))?;
+        properties.push((name.clone(), field));
+    }
+    let required = obj.get("required").and_then(Value::as_array).map(|r| {
+        r.iter()
+            .filter_map(Value::as_str)
+            .map(str::to_owned)
+            .collect::<Vec<_>>()
+    });
+    Ok(ElicitSchema {
+        schema: None,
+        properties,
+        required: required.filter(|r| !r.is_empty()),
+    })
+}
+
+fn text(o: &Map<String, Value>, k: &str) -> Option<String> {
+    o.get(k).and_then(Value::as_str).map(str::to_owned)
+}
+
+/// The JSON type of a field, unwrapping `Option<T>` (`["T", "null"]` or `anyOf [T, null]`).
+fn single_type(o: &Map<String, Value>) -> Result<Option<String>, String> {
+    match o.get("type") {
+        None => Ok(None),
+        Some(Value::String(t)) => Ok(Some(t.clone())),
+        Some(Value::Array(ts)) => {
+            let non_null: Vec<&str> = ts
+                .iter()
+                .filter_map(Value::as_str)
+                .filter(|t| *t != "null")
+                .collect();
+            match non_null.as_slice() {
+                [one] => Ok(Some((*one).to_owned())),
+                _ => Err("a field must have one type".into()),
+            }
+        }
+        Some(_) => Err("invalid type".into()),
+    }
+}
+
+fn unwrap_nullable(o: &Map<String, Value>) -> Option<&Map<String, Value>> {
+    let variants = o.get("anyOf").or_else(|| o.get("oneOf"))?.as_array()?;
+    let non_null: Vec<&Value> = variants
+        .iter()
+        .filter(|v| v.get("type").and_then(Value::as_str) != Some("null"))
+        .collect();
+    (non_null.len() == 1 && variants.len() == 2)
+        .then(|| non_null[0].as_object())
+        .flatten()
+}
+
+fn options(o: &Map<String, Value>) -> Result<Option<EnumOptions>, String> {
+    if let Some(Value::Array(values)) = o.get("enum") {
+        let v: Option<Vec<String>> = values
+            .iter()
+            .filter(|v| !v.is_null())
+            .map(|v| v.as_str().map(str::to_owned))
+            .collect();
+        return v
+            .map(|v| Some(EnumOptions::Untitled(v)))
+            .ok_or_else(|| "enum values must be strings".into());
+    }
+    let Some(Value::Array(variants)) = o.get("oneOf").or_else(|| o.get("anyOf")) else {
+        return Ok(None);
+    };
+    let mut titled = Vec::with_capacity(variants.len());
+    let mut any_title = false;
+    for v in variants {
+        let Some(c) = v.get("const").and_then(Value::as_str) else {
+            if v.get("type").and_then(Value::as_str) == Some("null") {
+                continue;
+            }
+            return Err("only unit enum variants can be options".into());
+        };
+        let title = v
+            .get("title")
+            .or_else(|| v.get("description"))
+            .and_then(Value::as_str);
+        any_title |= title.is_some();
+        titled.push(TitledOption {
+            value: c.to_owned(),
+            title: title.unwrap_or(c).to_owned(),
+        });
+    }
+    Ok(Some(if any_title {
+        EnumOptions::Titled(titled)
+    } else {
+        EnumOptions::Untitled(titled.into_iter().map(|t| t.value).collect())
+    }))
+}
+
+fn field(schema: &Value) -> Result<PrimitiveSchema, String> {
+    let o = schema.as_object().ok_or("not a schema object")?;
+    if o.contains_key("$ref") {
+        return Err("recursive or referenced types are not flat".into());
+    }
+    if let Some(inner) = unwrap_nullable(o) {
+        let mut merged = inner.clone();
+        for k in ["title", "description", "default"] {
+            if let Some(v) = o.get(k) {
+                merged.insert(k.into(), v.clone());
+            }
+        }
+        return field(&Value::Object(merged));
+    }
+    let title = text(o, "title");
+    let description = text(o, "description");
+    let ty = single_type(o)?;
+    if let Some(opts) = options(o)? {
+        if ty.as_deref().is_some_and(|t| t != "string") {
+            return Err("enum options must be strings".into());
+        }
+        return Ok(PrimitiveSchema::SingleSelect(SingleSelectSchema {
+            title,
+            description,
+            options: opts,
+            default: text(o, "default"),
+        }));
+    }
+    match ty.as_deref() {
+        Some("string") => Ok(PrimitiveSchema::String(StringSchema {
+            title,
+            description,
+            min_length: o.get("minLength").and_then(Value::as_u64),
+            max_length: o.get("maxLength").and_then(Value::as_u64),
+            format: match o.get("format").and_then(Value::as_str) {
+                None => None,
+                Some("email") => Some(StringFormat::Email),
+                Some("uri") => Some(StringFormat::Uri),
+                Some("date") => Some(StringFormat::Date),
+                Some("date-time") => Some(StringFormat::DateTime),
+                Some(other) => {
+                    return Err(format!("string format {other:?} is not allowed in forms"));
+                }
+            },
+            default: text(o, "default"),
+        })),
+        Some(t @ ("number" | "integer")) => Ok(PrimitiveSchema::Number(NumberSchema {
+            kind: if t == "integer" {
+                NumberKind::Integer
+            } else {
+                NumberKind::Number
+            },
+            title,
+            description,
+            minimum: o.get("minimum").and_then(Value::as_f64),
+            maximum: o.get("maximum").and_then(Value::as_f64),
+            default: o.get("default").and_then(Value::as_f64),
+        })),
+        Some("boolean") => Ok(PrimitiveSchema::Boolean(BooleanSchema {
+            title,
+            description,
+            default: o.get("default").and_then(Value::as_bool),
+        })),
+        Some("array") => {
+            let items = o
+                .get("items")
+                .and_then(Value::as_object)
+                .ok_or("arrays in forms must list enum options")?;
+            let opts = options(items)?.ok_or("arrays in forms are multi-selects of enum values")?;
+            Ok(PrimitiveSchema::MultiSelect(MultiSelectSchema {
+                title,
+                description,
+                options: opts,
+                min_items: o.get("minItems").and_then(Value::as_u64),
+                max_items: o.get("maxItems").and_then(Value::as_u64),
+                default: o
+                    .get("default")
+                    .and_then(|d| serde_json::from_value(d.clone()).ok()),
+            }))
+        }
+        Some("object") => Err("nested objects are not allowed: forms are flat".into()),
+        Some(other) => Err(format!("type {other:?} is not allowed in forms")),
+        None => Err("the field has no single primitive type".into()),
+    }
+}
+
+/// Checks submitted form values against the schema. On success returns the content with
+/// `null`s of optional fields removed, ready to decode.
+pub(crate) fn validate(
+    schema: &ElicitSchema,
+    content: &Map<String, Value>,
+) -> Result<Map<String, Value>, String> {
+    let mut out = Map::with_capacity(content.len());
+    for (name, field) in &schema.properties {
+        match content.get(name) {
+            None | Some(Value::Null) => {
+                if schema.is_required(name) {
+                    return Err(format!("`{name}` is required"));
+                }
+            }
+            Some(v) => {
+                check_field(field, v).map_err(|e| format!("`{name}`: {e}"))?;
+                out.insert(name.clone(), v.clone());
+            }
+        }
+    }
+    Ok(out)
+}
+
+fn check_field(field: &PrimitiveSchema, v: &Value) -> Result<(), String> {
+    match field {
+        PrimitiveSchema::String(s) => {
+            let t = v.as_str().ok_or("expected a string")?;
+            let n = t.chars().count() as u64;
+            if s.min_length.is_some_and(|m| n < m) || s.max_length.is_some_and(|m| n > m) {
+                return Err("length out of range".into());
+            }
+            if let Some(f) = s.format {
+                check_format(f, t)?;
+            }
+            Ok(())
+        }
+        PrimitiveSchema::Number(s) => {
+            let x = v.as_f64().ok_or("expected a number")?;
+            if s.kind == NumberKind::Integer && !(v.is_i64() || v.is_u64() || x.fract() == 0.0) {
+                return Err("expected an integer".into());
+            }
+            if s.minimum.is_some_and(|m| x < m) || s.maximum.is_some_and(|m| x > m) {
+                return Err("out of range".into());
+            }
+            Ok(())
+        }
+        PrimitiveSchema::Boolean(_) => v
+            .as_bool()
+            .map(|_| ())
+            .ok_or_else(|| "expected a boolean".into()),
+        PrimitiveSchema::SingleSelect(s) => {
+            let t = v.as_str().ok_or("expected a string")?;
+            if s.options.contains(t) {
+                Ok(())
+            } else {
+                Err(format!("{t:?} is not one of the options"))
+            }
+        }
+        PrimitiveSchema::MultiSelect(s) => {
+            let a = v.as_array().ok_or("expected an array")?;
+            for x in a {
+                let t = x.as_str().ok_or("expected strings")?;
+                if !s.options.contains(t) {
+                    return Err(format!("{t:?} is not one of the options"));
+                }
+            }
+            let n = a.len() as u64;
+            if s.min_items.is_some_and(|m| n < m) || s.max_items.is_some_and(|m| n > m) {
+                return Err("number of choices out of range".into());
+            }
+            Ok(())
+        }
+    }
+}
+
+fn check_format(f: StringFormat, t: &str) -> Result<(), String> {
+    let ok = match f {
+        StringFormat::Email => t.split_once('@').is_some_and(|(a, b)| {
+            !a.is_empty() && b.contains('.') && !t.contains(char::is_whitespace)
+        }),
+        StringFormat::Uri => t.split_once(':').is_some_and(|(scheme, _)| {
+            let mut c = scheme.chars();
+            c.next().is_some_and(|x| x.is_ascii_alphabetic())
+                && c.all(|x| x.is_ascii_alphanumeric() || "+-.".contains(x))
+        }),
+        StringFormat::Date => is_date(t),
+        StringFormat::DateTime => {
+            t.len() >= 20 && is_date(&t[..10]) && matches!(&t[10..11], "T" | "t" | " ")
+        }
+    };
+    if ok {
+        Ok(())
+    } else {
+        Err(format!("not a valid {f:?}"))
+    }
+}
+
+fn is_date(t: &str) -> bool {
+    let b = t.as_bytes();
+    if b.len() != 10 || b[4] != b'-' || b[7] != b'-' {
+        return false;
+    }
+    let num = |s: &str| s.parse::<u32>().ok();
+    matches!((num(&t[..4]), num(&t[5..7]), num(&t[8..10])), (Some(_), Some(m), Some(d)) if (1..=12).contains(&m) && (1..=31).contains(&d))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde::Deserialize;
+    use serde_json::json;
+
+    #[derive(Deserialize, JsonSchema)]
+    #[allow(dead_code)]
+    enum Region {
+        #[serde(rename = "eu-west-1")]
+        EuWest1,
+        #[serde(rename = "us-east-1")]
+        UsEast1,
+    }
+
+    #[derive(Deserialize, JsonSchema)]
+    #[allow(dead_code)]
+    struct Form {
+        /// Where to create it
+        region: Region,
+        #[schemars(length(min = 1, max = 5))]
+        label: Option<String>,
+        replicas: u8,
+        confirm: bool,
+        tags: Vec<Region>,
+    }
+
+    #[derive(Deserialize, JsonSchema)]
+    #[allow(dead_code)]
+    struct Nested {
+        inner: Inner,
+    }
+
+    #[derive(Deserialize, JsonSchema)]
+    #[allow(dead_code)]
+    struct Inner {
+        x: String,
+    }
+
+    #[test]
+    fn derives_flat_schema() {
+        let s = form_schema::<Form>().unwrap();
+        let v = serde_json::to_value(&*s).unwrap();
+        assert_eq!(
+            v["properties"]["region"]["enum"],
+            json!(["eu-west-1", "us-east-1"])
+        );
+        assert_eq!(
+            v["properties"]["region"]["description"],
+            "Where to create it"
+        );
+        assert_eq!(v["properties"]["label"]["type"], "string");
+        assert_eq!(v["properties"]["label"]["maxLength"], 5);
+        assert_eq!(v["properties"]["replicas"]["type"], "integer");
+        assert_eq!(v["properties"]["tags"]["items"]["enum"][0], "eu-west-1");
+        let req: Vec<&str> = v["required"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|x| x.as_str().unwrap())
+            .collect();
+        assert!(req.contains(&"region") && !req.contains(&"label"));
+        let err = form_schema::<Nested>().unwrap_err();
+        assert!(err.contains("inner") && err.contains("flat"), "{err}");
+    }
+
+    #[test]
+    fn validates_answers() {
+        let s = form_schema::<Form>().unwrap();
+        let ok = json!({"region": "eu-west-1", "replicas": 2, "confirm": true, "tags": [], "label": null});
+        assert!(validate(&s, ok.as_object().unwrap()).is_ok());
+        for bad in [
+            json!({"region": "mars-1", "replicas": 2, "confirm": true, "tags": []}),
+            json!({"region": "eu-west-1", "replicas": 2.5, "confirm": true, "tags": []}),
+            json!({"region": "eu-west-1", "replicas": 2, "confirm": "yes", "tags": []}),
+            json!({"region": "eu-west-1", "replicas": 2, "confirm": true}),
+            json!({"region": "eu-west-1", "replicas": 2, "confirm": true, "tags": [], "label": "toolong"}),
+            json!({"replicas": 2, "confirm": true, "tags": []}),
+        ] {
+            assert!(validate(&s, bad.as_object().unwrap()).is_err(), "{bad}");
+        }
+    }
+}

@@ -1,0 +1,17 @@
+//! Multi Round-Trip Requests, the server side: asking questions from handler code.
+//!
+//! See the [crate documentation](crate#asking-the-client) for the model; this module holds
+//! the question builders ([`form`], [`url`], [`sampling`], [`roots`]), the typed answers
+//! ([`Elicitation`]) and the declarative [`Plan`]s.
+
+mod form;
+mod plan;
+mod question;
+mod resolver;
+
+pub use plan::{First, Plan, Then};
+pub use question::{
+    Elicitation, FormQuestion, Optional, Question, RootsQuestion, SamplingQuestion, Single,
+    UrlQuestion, form, roots, sampling, url,
+};
+pub use resolver::{NeedsInput, Resolver};

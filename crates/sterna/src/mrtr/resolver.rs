@@ -1,0 +1,273 @@
+//! The per-request resolver: matches questions with answers and collects what is missing.
+
+use crate::state::{Carried, StatePayload, digest::question_digest};
+use serde_json::{Map, Value, json};
+use std::collections::HashMap;
+use std::fmt;
+use std::sync::Arc;
+use sterna_types::capabilities::ClientCapabilities;
+use sterna_types::error::ErrorObject;
+use sterna_types::mrtr::InputRequest;
+
+/// The marker returned when an answer is not there yet.
+///
+/// `ctx.ask(..).await?` returns it through `?`; the SDK then ends the request with an
+/// `input_required` result listing every question still open. It converts into
+/// [`HandlerError`](crate::HandlerError); give your own error type a `From<NeedsInput>` if
+/// you use one.
+pub struct NeedsInput {
+    _private: (),
+}
+
+impl NeedsInput {
+    pub(crate) fn new() -> Self {
+        Self { _private: () }
+    }
+}
+
+impl fmt::Debug for NeedsInput {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("NeedsInput")
+    }
+}
+
+impl fmt::Display for NeedsInput {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("the client has not answered yet")
+    }
+}
+
+/// Matches questions with this round's answers and the answers carried in the state.
+///
+/// Created by the SDK for each `tools/call`, `prompts/get` and `resources/read`; handler
+/// code reaches it through [`Context::ask`](crate::Context::ask) and the declarative
+/// [`ask`](crate::server::Tool::ask) plans, never directly.
+pub struct Resolver {
+    caps: Arc<ClientCapabilities>,
+    fresh: Map<String, Value>,
+    asked: Vec<(String, [u8; 8])>,
+    carried: Vec<Carried>,
+    new_answers: Vec<Carried>,
+    used: HashMap<String, [u8; 8]>,
+    pending: Vec<(String, InputRequest, [u8; 8])>,
+    missing_caps: Option<Value>,
+    fatal: Option<ErrorObject>,
+}
+
+impl fmt::Debug for Resolver {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Resolver")
+            .field("fresh", &self.fresh.keys().collect::<Vec<_>>())
+            .field("carried", &self.carried.len())
+            .field(
+                "pending",
+                &self.pending.iter().map(|p| &p.0).collect::<Vec<_>>(),
+            )
+            .finish()
+    }
+}
+
+/// One question, as seen by the resolver.
+pub(crate) struct Spec {
+    pub(crate) key: Option<String>,
+    pub(crate) default_key: String,
+    pub(crate) request: InputRequest,
+}
+
+impl Resolver {
+    pub(crate) fn new(
+        caps: Arc<ClientCapabilities>,
+        fresh: Map<String, Value>,
+        state: Option<&StatePayload>,
+    ) -> Self {
+        let (asked, carried) = match state {
+            Some(s) => (s.asked.clone(), s.answers.clone()),
+            None => (Vec::new(), Vec::new()),
+        };
+        Self {
+            caps,
+            fresh,
+            asked,
+            carried,
+            new_answers: Vec::new(),
+            used: HashMap::new(),
+            pending: Vec::new(),
+            missing_caps: None,
+            fatal: None,
+        }
+    }
+
+    /// Resolves one question. `Ok(None)` means "skipped": the client cannot answer this
+    /// kind and the question is optional.
+    pub(crate) fn resolve<A>(
+        &mut self,
+        q: Spec,
+        optional: bool,
+        decode: impl Fn(&Value) -> Option<A>,
+    ) -> Result<Option<A>, NeedsInput> {
+        let json = serde_json::to_vec(&q.request).expect("questions serialize");
+        let digest = question_digest(&json);
+        let key = match q.key {
+            Some(k) => {
+                if self.used.get(&k).is_some_and(|d| *d != digest) {
+                    self.fail(
+                        ErrorObject::internal("Internal error"),
+                        format_args!(
+                            "the key {k:?} was used for two different questions in one request"
+                        ),
+                    );
+                    return Err(NeedsInput::new());
+                }
+                k
+            }
+            None => self.default_key(&q.default_key, digest),
+        };
+        self.used.insert(key.clone(), digest);
+
+        if let Some(needed) = self.capability_gap(&q.request) {
+            if optional {
+                return Ok(None);
+            }
+            merge(self.missing_caps.get_or_insert_with(|| json!({})), needed);
+            return Err(NeedsInput::new());
+        }
+
+        if let Some(v) = self.fresh.get(&key) {
+            let stale = self.asked.iter().any(|(k, d)| *k == key && *d != digest);
+            if !stale {
+                if let Some(a) = decode(v) {
+                    let json = serde_json::to_vec(v).expect("values serialize");
+                    self.new_answers.retain(|c| c.key != key);
+                    self.new_answers.push(Carried {
+                        key,
+                        question: digest,
+                        json,
+                    });
+                    return Ok(Some(a));
+                }
+            }
+        }
+        if let Some(c) = self
+            .carried
+            .iter()
+            .find(|c| c.key == key && c.question == digest)
+        {
+            if let Some(a) = serde_json::from_slice::<Value>(&c.json)
+                .ok()
+                .and_then(|v| decode(&v))
+            {
+                return Ok(Some(a));
+            }
+        }
+        if !self.pending.iter().any(|p| p.0 == key) {
+            self.pending.push((key, q.request, digest));
+        }
+        Err(NeedsInput::new())
+    }
+
+    fn default_key(&self, base: &str, digest: [u8; 8]) -> String {
+        let mut n = 1;
+        loop {
+            let key = if n == 1 {
+                base.to_owned()
+            } else {
+                format!("{base}_{n}")
+            };
+            match self.used.get(&key) {
+                None => return key,
+                Some(d) if *d == digest => return key,
+                Some(_) => n += 1,
+            }
+        }
+    }
+
+    fn capability_gap(&mut self, r: &InputRequest) -> Option<Value> {
+        use sterna_types::elicitation::ElicitRequestParams;
+        let c = &self.caps;
+        match r {
+            InputRequest::Elicit(ElicitRequestParams::Form(_)) => {
+                (!c.elicitation_form()).then(|| json!({"elicitation": {}}))
+            }
+            InputRequest::Elicit(ElicitRequestParams::Url(_)) => {
+                (!c.elicitation_url()).then(|| json!({"elicitation": {"url": {}}}))
+            }
+            InputRequest::Sample(p) => {
+                if !c.sampling() {
+                    Some(json!({"sampling": {}}))
+                } else if p.uses_tools() && !c.sampling_tools() {
+                    Some(json!({"sampling": {"tools": {}}}))
+                } else {
+                    None
+                }
+            }
+            InputRequest::ListRoots(_) => (!c.roots()).then(|| json!({"roots": {}})),
+            InputRequest::Unknown { method, .. } => {
+                let m = method.clone();
+                self.fail(
+                    ErrorObject::internal("Internal error"),
+                    format_args!("a handler asked an unknown kind of question: {m}"),
+                );
+                None
+            }
+        }
+    }
+
+    pub(crate) fn fail(&mut self, error: ErrorObject, log: fmt::Arguments<'_>) {
+        tracing::error!("{log}");
+        self.fatal.get_or_insert(error);
+    }
+
+    /// Takes what the round ended with.
+    pub(crate) fn finish(self) -> Finished {
+        let fatal = self.fatal.or_else(|| {
+            self.missing_caps.map(|caps| {
+                let names: Vec<&str> = caps
+                    .as_object()
+                    .map(|o| o.keys().map(String::as_str).collect())
+                    .unwrap_or_default();
+                let msg = format!(
+                    "This request needs client capabilities it did not declare: {}",
+                    names.join(", ")
+                );
+                ErrorObject::missing_capability(msg, caps.clone())
+            })
+        });
+        let mut answers = self.carried;
+        answers.retain(|c| !self.new_answers.iter().any(|n| n.key == c.key));
+        answers.extend(self.new_answers);
+        Finished {
+            fatal,
+            pending: self.pending,
+            answers,
+        }
+    }
+
+    /// Gates a question a handler built itself (low-level path): all are required.
+    pub(crate) fn gate_raw(&mut self, r: &InputRequest) -> bool {
+        match self.capability_gap(r) {
+            Some(needed) => {
+                merge(self.missing_caps.get_or_insert_with(|| json!({})), needed);
+                false
+            }
+            None => true,
+        }
+    }
+}
+
+/// The end of a round.
+pub(crate) struct Finished {
+    pub(crate) fatal: Option<ErrorObject>,
+    pub(crate) pending: Vec<(String, InputRequest, [u8; 8])>,
+    pub(crate) answers: Vec<Carried>,
+}
+
+fn merge(into: &mut Value, from: Value) {
+    match (into, from) {
+        (Value::Object(a), Value::Object(b)) => {
+            for (k, v) in b {
+                merge(a.entry(k).or_insert_with(|| json!({})), v);
+            }
+        }
+        (slot, v) => *slot = v,
+    }
+}

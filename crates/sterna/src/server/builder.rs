@@ -1,0 +1,327 @@
+//! Building a server.
+
+use super::lists::Lists;
+use super::prompt::PromptDef;
+use super::resource::{ResourceDef, ResourceKind};
+use super::tool::ToolDef;
+use super::{Inner, PromptEntry, ResourceEntry, Server, TemplateEntry, ToolEntry};
+use crate::error::BuildError;
+use crate::state::{MemoryReplayStore, ReplayStore, StateConfig, StateKeys};
+use std::collections::HashMap;
+use std::sync::Arc;
+use std::time::Duration;
+use sterna_types::meta::Implementation;
+use sterna_types::result::CacheScope;
+
+/// The builder state before `requestState` keys are chosen: [`build`](ServerBuilder::build)
+/// is not available yet. A server cannot exist without deciding how its states are
+/// protected.
+#[derive(Debug, Clone, Copy)]
+pub struct NeedsKeys;
+
+/// Builds a [`Server`]. Call [`state_keys`](Self::state_keys) (or
+/// [`ephemeral_state_keys`](Self::ephemeral_state_keys)), register tools, prompts and
+/// resources, then [`build`](ServerBuilder::build).
+pub struct ServerBuilder<K = NeedsKeys> {
+    info: Implementation,
+    instructions: Option<String>,
+    keys: K,
+    ttl: Duration,
+    max_state_len: usize,
+    replay: Option<Arc<dyn ReplayStore>>,
+    page_size: usize,
+    cache: (Duration, CacheScope),
+    tools: Vec<ToolDef>,
+    prompts: Vec<PromptDef>,
+    resources: Vec<ResourceDef>,
+}
+
+impl<K> std::fmt::Debug for ServerBuilder<K> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ServerBuilder")
+            .field("info", &self.info)
+            .finish()
+    }
+}
+
+impl ServerBuilder<NeedsKeys> {
+    pub(crate) fn new(info: Implementation) -> Self {
+        Self {
+            info,
+            instructions: None,
+            keys: NeedsKeys,
+            ttl: Duration::from_secs(600),
+            max_state_len: 64 * 1024,
+            replay: None,
+            page_size: 100,
+            cache: (Duration::from_secs(60), CacheScope::Public),
+            tools: Vec::new(),
+            prompts: Vec::new(),
+            resources: Vec::new(),
+        }
+    }
+}
+
+impl<K> ServerBuilder<K> {
+    /// The keys that seal `requestState` (shared by every replica; see [`StateKeys`]).
+    pub fn state_keys(self, keys: StateKeys) -> ServerBuilder<StateKeys> {
+        ServerBuilder {
+            info: self.info,
+            instructions: self.instructions,
+            keys,
+            ttl: self.ttl,
+            max_state_len: self.max_state_len,
+            replay: self.replay,
+            page_size: self.page_size,
+            cache: self.cache,
+            tools: self.tools,
+            prompts: self.prompts,
+            resources: self.resources,
+        }
+    }
+
+    /// A random key for this process only: states do not survive a restart and cannot be
+    /// opened by another replica. Fine for stdio servers and tests; logged as a warning
+    /// when the server is built.
+    pub fn ephemeral_state_keys(self) -> ServerBuilder<StateKeys> {
+        self.state_keys(StateKeys::ephemeral())
+    }
+
+    /// How long a `requestState` stays valid (default 10 minutes).
+    pub fn state_ttl(mut self, ttl: Duration) -> Self {
+        self.ttl = ttl;
+        self
+    }
+
+    /// The longest `requestState` accepted, in bytes (default 64 KiB). Longer ones are
+    /// refused before any decoding.
+    pub fn max_state_len(mut self, len: usize) -> Self {
+        self.max_state_len = len;
+        self
+    }
+
+    /// Where single-use tools record consumed states (default: in memory, this process
+    /// only). Give every replica the same shared store.
+    pub fn replay_store(mut self, store: Arc<dyn ReplayStore>) -> Self {
+        self.replay = Some(store);
+        self
+    }
+
+    /// Guidance for the model, returned by `server/discover`.
+    pub fn instructions(mut self, text: impl Into<String>) -> Self {
+        self.instructions = Some(text.into());
+        self
+    }
+
+    /// A display name for the server.
+    pub fn title(mut self, title: impl Into<String>) -> Self {
+        self.info.title = Some(title.into());
+        self
+    }
+
+    /// Items per page of `tools/list` and the other lists (default 100).
+    pub fn page_size(mut self, n: usize) -> Self {
+        self.page_size = n.max(1);
+        self
+    }
+
+    /// Caching hint of cacheable results (`ttlMs`, `cacheScope`); default 60 s, public.
+    /// Use [`CacheScope::Private`] when lists or resources differ by caller.
+    pub fn cache(mut self, ttl: Duration, scope: CacheScope) -> Self {
+        self.cache = (ttl, scope);
+        self
+    }
+
+    /// Registers a tool.
+    pub fn tool(mut self, tool: ToolDef) -> Self {
+        self.tools.push(tool);
+        self
+    }
+
+    /// Registers a prompt.
+    pub fn prompt(mut self, prompt: PromptDef) -> Self {
+        self.prompts.push(prompt);
+        self
+    }
+
+    /// Registers a resource or a resource template.
+    pub fn resource(mut self, resource: ResourceDef) -> Self {
+        self.resources.push(resource);
+        self
+    }
+}
+
+fn valid_tool_name(n: &str) -> bool {
+    (1..=128).contains(&n.len())
+        && n.bytes()
+            .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'.' | b'-'))
+}
+
+impl ServerBuilder<StateKeys> {
+    /// Builds the server: checks every registration and pre-renders what never changes
+    /// (list pages, the discover result).
+    pub fn build(self) -> Result<Server, BuildError> {
+        if self.keys.is_ephemeral() {
+            tracing::warn!(
+                server = %self.info.name,
+                "requestState is sealed with an ephemeral per-process key: flows cannot \
+                 survive a restart or move to another replica (set state keys to share them)"
+            );
+        }
+        let single_use = self.tools.iter().any(|t| t.tool.single_use);
+        let mut state = StateConfig::new(self.keys);
+        state.ttl = self.ttl;
+        state.max_len = self.max_state_len;
+        state.replay = match self.replay {
+            Some(r) => Some(r),
+            None if single_use => Some(Arc::new(MemoryReplayStore::default())),
+            None => None,
+        };
+        let info = Arc::new(self.info);
+
+        let mut tools = HashMap::new();
+        let mut tool_list = Vec::new();
+        for def in self.tools {
+            let name = def.tool.name.clone();
+            if !valid_tool_name(&name) {
+                return Err(BuildError::InvalidName(name));
+            }
+            let schema = def.input_schema.map_err(|reason| BuildError::Invalid {
+                name: name.clone(),
+                reason,
+            })?;
+            if tools.contains_key(&name) {
+                return Err(BuildError::Duplicate { kind: "tool", name });
+            }
+            tool_list.push(sterna_types::tools::Tool {
+                name: name.clone(),
+                title: def.tool.title.clone(),
+                description: def.tool.description.clone(),
+                input_schema: schema,
+                output_schema: None,
+                annotations: def.tool.annotations.clone(),
+                icons: def.tool.icons.clone(),
+                meta: def.tool.meta.clone(),
+            });
+            tools.insert(
+                name,
+                ToolEntry {
+                    handler: def.handler,
+                    single_use: def.tool.single_use,
+                },
+            );
+        }
+
+        let mut prompts = HashMap::new();
+        let mut prompt_list = Vec::new();
+        let mut completions = false;
+        for def in self.prompts {
+            let name = def.prompt.name.clone();
+            let arguments = def.arguments.map_err(|reason| BuildError::Invalid {
+                name: name.clone(),
+                reason,
+            })?;
+            if prompts.contains_key(&name) {
+                return Err(BuildError::Duplicate {
+                    kind: "prompt",
+                    name,
+                });
+            }
+            completions |= !def.prompt.completions.is_empty();
+            prompt_list.push(sterna_types::prompts::Prompt {
+                name: name.clone(),
+                title: def.prompt.title.clone(),
+                description: def.prompt.description.clone(),
+                arguments: (!arguments.is_empty()).then_some(arguments),
+                icons: def.prompt.icons.clone(),
+                meta: None,
+            });
+            prompts.insert(
+                name,
+                PromptEntry {
+                    handler: def.handler,
+                    completions: def.prompt.completions,
+                },
+            );
+        }
+
+        let mut resources = HashMap::new();
+        let mut templates = Vec::new();
+        let mut resource_list = Vec::new();
+        let mut template_list = Vec::new();
+        for def in self.resources {
+            if let Some(reason) = def.error.clone() {
+                return Err(BuildError::Invalid {
+                    name: def.name().to_owned(),
+                    reason,
+                });
+            }
+            let entry = ResourceEntry {
+                handler: def.handler.clone(),
+                mime: def.describe.mime_type.clone(),
+                cache: def.describe.cache,
+            };
+            if let Some(wire) = def.wire_resource() {
+                if resources.contains_key(&wire.uri) {
+                    return Err(BuildError::Duplicate {
+                        kind: "resource",
+                        name: wire.uri,
+                    });
+                }
+                resources.insert(wire.uri.clone(), entry);
+                resource_list.push(wire);
+            } else if let Some(wire) = def.wire_template() {
+                let ResourceKind::Template {
+                    parsed: Some(parsed),
+                    completions: c,
+                    ..
+                } = def.kind
+                else {
+                    unreachable!("templates are parsed or carry an error");
+                };
+                if templates
+                    .iter()
+                    .any(|t: &TemplateEntry| t.template == wire.uri_template)
+                {
+                    return Err(BuildError::Duplicate {
+                        kind: "resource template",
+                        name: wire.uri_template,
+                    });
+                }
+                completions |= !c.is_empty();
+                templates.push(TemplateEntry {
+                    template: wire.uri_template.clone(),
+                    parsed,
+                    entry,
+                    completions: c,
+                });
+                template_list.push(wire);
+            }
+        }
+
+        let lists = Lists::build(
+            &info,
+            self.instructions.as_deref(),
+            self.cache,
+            self.page_size,
+            tool_list,
+            prompt_list,
+            resource_list,
+            template_list,
+            completions,
+        );
+        Ok(Server {
+            inner: Arc::new(Inner {
+                info,
+                state,
+                tools,
+                prompts,
+                resources,
+                templates,
+                lists,
+                cache: self.cache,
+                completions,
+            }),
+        })
+    }
+}

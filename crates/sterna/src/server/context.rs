@@ -1,0 +1,343 @@
+//! The per-request context handed to handlers.
+
+use crate::HandlerError;
+use crate::mrtr::{Elicitation, NeedsInput, Question, Resolver, form, roots, sampling, url};
+use schemars::JsonSchema;
+use serde::Serialize;
+use serde::de::DeserializeOwned;
+use std::fmt;
+use std::sync::{Arc, Mutex};
+use sterna_types::capabilities::ClientCapabilities;
+use sterna_types::jsonrpc::{NotificationRef, RequestId};
+use sterna_types::meta::{Implementation, LoggingLevel, RequestMeta};
+use sterna_types::notifications::{LoggingMessageNotificationParams, ProgressNotificationParams};
+use sterna_types::roots::Root;
+use sterna_types::sampling::{CreateMessageRequestParams, CreateMessageResult};
+use tokio::sync::mpsc;
+use tokio_util::sync::CancellationToken;
+
+/// Who is calling: the authenticated principal a transport attached to the request.
+///
+/// `requestState` is bound to it, so a state issued to one principal is refused for any
+/// other.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Hash)]
+pub struct Principal(Option<Arc<str>>);
+
+impl Principal {
+    /// An unauthenticated caller.
+    pub fn anonymous() -> Self {
+        Self(None)
+    }
+
+    /// An authenticated caller (an OAuth `sub`, a client id, an API key's owner …).
+    pub fn new(id: impl Into<Arc<str>>) -> Self {
+        Self(Some(id.into()))
+    }
+
+    /// The id, if authenticated.
+    pub fn id(&self) -> Option<&str> {
+        self.0.as_deref()
+    }
+}
+
+/// Where a request's notifications (progress, log messages) go: the stream of that
+/// request. Transports create it; handlers use [`Context::progress`] and [`Context::log`].
+#[derive(Debug, Clone)]
+pub struct Notifier(mpsc::Sender<Vec<u8>>);
+
+impl Notifier {
+    /// A notifier and the receiving end of its channel (holding up to `capacity` messages).
+    pub fn channel(capacity: usize) -> (Self, mpsc::Receiver<Vec<u8>>) {
+        let (tx, rx) = mpsc::channel(capacity);
+        (Self(tx), rx)
+    }
+
+    /// A notifier writing into an existing channel (a transport's writer queue).
+    pub fn from_sender(sender: mpsc::Sender<Vec<u8>>) -> Self {
+        Self(sender)
+    }
+
+    pub(crate) async fn send(&self, bytes: Vec<u8>) {
+        // A closed stream means the request is gone; there is nobody left to tell.
+        let _ = self.0.send(bytes).await;
+    }
+}
+
+/// What a transport knows about a request beyond its body.
+#[derive(Debug, Clone, Default)]
+pub struct RequestEnv {
+    pub(crate) principal: Principal,
+    pub(crate) notifier: Option<Notifier>,
+    pub(crate) cancel: CancellationToken,
+}
+
+impl RequestEnv {
+    /// An anonymous request without a notification stream, never cancelled.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Sets the principal.
+    pub fn principal(mut self, principal: Principal) -> Self {
+        self.principal = principal;
+        self
+    }
+
+    /// Sets where notifications go.
+    pub fn notifier(mut self, notifier: Notifier) -> Self {
+        self.notifier = Some(notifier);
+        self
+    }
+
+    /// Sets the token that cancels the request (a `notifications/cancelled`, a closed
+    /// connection).
+    pub fn cancel(mut self, token: CancellationToken) -> Self {
+        self.cancel = token;
+        self
+    }
+}
+
+/// Everything a handler may want to know about its request, and the way to ask the client.
+///
+/// Cheap to clone. See [`ask`](Self::ask) for the re-run model of MRTR.
+#[derive(Clone)]
+pub struct Context {
+    inner: Arc<Inner>,
+}
+
+pub(crate) struct Inner {
+    pub(crate) id: RequestId,
+    pub(crate) method: &'static str,
+    pub(crate) target: String,
+    pub(crate) meta: RequestMeta,
+    pub(crate) caps: Arc<ClientCapabilities>,
+    pub(crate) principal: Principal,
+    pub(crate) notifier: Option<Notifier>,
+    pub(crate) cancel: CancellationToken,
+    pub(crate) round: u32,
+    pub(crate) prev_app: Option<Vec<u8>>,
+    pub(crate) next_app: Mutex<Option<Vec<u8>>>,
+    pub(crate) resolver: Mutex<Option<Resolver>>,
+}
+
+impl fmt::Debug for Context {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Context")
+            .field("id", &self.inner.id)
+            .field("method", &self.inner.method)
+            .field("target", &self.inner.target)
+            .field("round", &self.inner.round)
+            .finish()
+    }
+}
+
+impl Context {
+    pub(crate) fn from_inner(inner: Inner) -> Self {
+        Self {
+            inner: Arc::new(inner),
+        }
+    }
+
+    pub(crate) fn take_resolver(&self) -> Option<Resolver> {
+        lock(&self.inner.resolver).take()
+    }
+
+    pub(crate) fn take_next_state(&self) -> Option<Vec<u8>> {
+        lock(&self.inner.next_app).take()
+    }
+
+    pub(crate) fn prev_state(&self) -> Option<&[u8]> {
+        self.inner.prev_app.as_deref()
+    }
+
+    pub(crate) fn with_resolver<T>(&self, f: impl FnOnce(&mut Resolver) -> T) -> Option<T> {
+        lock(&self.inner.resolver).as_mut().map(f)
+    }
+
+    /// The JSON-RPC id of this request (a retry has a new one).
+    pub fn request_id(&self) -> &RequestId {
+        &self.inner.id
+    }
+
+    /// The method (`tools/call`, `prompts/get`, `resources/read`, …).
+    pub fn method(&self) -> &str {
+        self.inner.method
+    }
+
+    /// The tool or prompt name, or the resource URI.
+    pub fn target(&self) -> &str {
+        &self.inner.target
+    }
+
+    /// The protocol revision of this request.
+    pub fn protocol_version(&self) -> &str {
+        &self.inner.meta.protocol_version
+    }
+
+    /// The capabilities the client declared **on this request**.
+    pub fn client_capabilities(&self) -> &ClientCapabilities {
+        &self.inner.caps
+    }
+
+    /// The client's self-description (informational only; never trust it).
+    pub fn client_info(&self) -> Option<&Implementation> {
+        self.inner.meta.client_info.as_ref()
+    }
+
+    /// The whole request `_meta`.
+    pub fn meta(&self) -> &RequestMeta {
+        &self.inner.meta
+    }
+
+    /// The authenticated caller.
+    pub fn principal(&self) -> &Principal {
+        &self.inner.principal
+    }
+
+    /// Which round of an MRTR flow this is: 1 for the first call, 2 for the first retry …
+    pub fn round(&self) -> u32 {
+        self.inner.round
+    }
+
+    /// The token cancelled when the client cancels or goes away. The SDK already stops
+    /// the handler's future then; use it to stop work you spawned.
+    pub fn cancellation(&self) -> &CancellationToken {
+        &self.inner.cancel
+    }
+
+    /// Asks the client: one question, an optional one, or a tuple of questions asked
+    /// together.
+    ///
+    /// # The re-run model
+    ///
+    /// In 2026-07-28 a server never waits for an answer. When an answer is missing,
+    /// `ask` returns [`NeedsInput`], which `?` passes up: the request ends with an
+    /// `input_required` result holding every question still open, and a sealed
+    /// `requestState`. The client answers and **retries**; your handler then runs again
+    /// from the top, on any replica, and this same call returns the answer (answers of
+    /// earlier rounds ride in the sealed state).
+    ///
+    /// So: everything before the last `ask` runs once per round. **Put side effects
+    /// after the last question**, or use the declarative [`Tool::ask`](crate::server::Tool::ask),
+    /// which only runs its body once every answer is there. Ask the same questions in the
+    /// same order on every run: an answer is pinned to the exact question it answers, and
+    /// a question that changed is asked again.
+    pub async fn ask<Q: Question>(&self, question: Q) -> Result<Q::Answer, NeedsInput> {
+        match self.with_resolver(|r| question.resolve(r)) {
+            Some(answer) => answer,
+            None => {
+                tracing::error!(
+                    method = self.inner.method,
+                    "ask() is only possible in tools/call, prompts/get and resources/read"
+                );
+                Err(NeedsInput::new())
+            }
+        }
+    }
+
+    /// Asks the user to fill in the form of `T`; see [`form`](crate::mrtr::form()).
+    pub async fn elicit<T>(&self, message: impl Into<String>) -> Result<Elicitation<T>, NeedsInput>
+    where
+        T: DeserializeOwned + JsonSchema + Send + 'static,
+    {
+        self.ask(form::<T>(message)).await
+    }
+
+    /// Asks the user to visit `url`; see [`url`](crate::mrtr::url()).
+    pub async fn elicit_url(
+        &self,
+        message: impl Into<String>,
+        target: impl Into<String>,
+    ) -> Result<Elicitation<()>, NeedsInput> {
+        self.ask(url(message, target)).await
+    }
+
+    /// Asks the client's LLM; see [`sampling`](crate::mrtr::sampling()).
+    pub async fn sample(
+        &self,
+        params: CreateMessageRequestParams,
+    ) -> Result<CreateMessageResult, NeedsInput> {
+        self.ask(sampling(params)).await
+    }
+
+    /// Asks for the client's roots; see [`roots`](crate::mrtr::roots()).
+    pub async fn roots(&self) -> Result<Vec<Root>, NeedsInput> {
+        self.ask(roots()).await
+    }
+
+    /// Your own state from the previous round (set with [`set_state`](Self::set_state)),
+    /// already verified and decrypted. `None` on the first round.
+    pub fn state<T: DeserializeOwned>(&self) -> Result<Option<T>, HandlerError> {
+        match &self.inner.prev_app {
+            None => Ok(None),
+            Some(bytes) => serde_json::from_slice(bytes)
+                .map(Some)
+                .map_err(|e| HandlerError::from(e)),
+        }
+    }
+
+    /// Your state from the previous round as a string: what a low-level handler put in
+    /// the `requestState` of the [`InputRequiredResult`](sterna_types::mrtr::InputRequiredResult)
+    /// it returned (the SDK sealed it; this is the original).
+    pub fn raw_state(&self) -> Option<&str> {
+        self.inner
+            .prev_app
+            .as_deref()
+            .and_then(|b| std::str::from_utf8(b).ok())
+    }
+
+    /// Keeps a small value for the next round. It travels sealed inside `requestState`
+    /// (the client cannot read or change it) and comes back through
+    /// [`state`](Self::state). Ignored when the request completes.
+    pub fn set_state<T: Serialize>(&self, state: &T) {
+        match serde_json::to_vec(state) {
+            Ok(bytes) => *lock(&self.inner.next_app) = Some(bytes),
+            Err(e) => tracing::error!("set_state: the state does not serialize: {e}"),
+        }
+    }
+
+    /// Sends `notifications/progress`, if the client asked for progress (a
+    /// `progressToken` in `_meta`). Otherwise does nothing.
+    pub async fn progress(&self, progress: f64, total: Option<f64>, message: Option<&str>) {
+        let (Some(token), Some(n)) = (&self.inner.meta.progress_token, &self.inner.notifier) else {
+            return;
+        };
+        let params = ProgressNotificationParams {
+            progress_token: token.clone(),
+            progress,
+            total,
+            message: message.map(str::to_owned),
+            meta: None,
+        };
+        n.send(encode("notifications/progress", &params)).await;
+    }
+
+    /// Sends `notifications/message` when the client asked for log messages of at least
+    /// this level (`io.modelcontextprotocol/logLevel` in `_meta`). Otherwise does nothing.
+    pub async fn log(&self, level: LoggingLevel, data: impl Serialize) {
+        let (Some(min), Some(n)) = (self.inner.meta.log_level, &self.inner.notifier) else {
+            return;
+        };
+        if level < min {
+            return;
+        }
+        let Ok(data) = serde_json::to_value(data) else {
+            return;
+        };
+        let params = LoggingMessageNotificationParams {
+            level,
+            logger: None,
+            data,
+            meta: None,
+        };
+        n.send(encode("notifications/message", &params)).await;
+    }
+}
+
+fn encode<P: Serialize>(method: &str, params: &P) -> Vec<u8> {
+    serde_json::to_vec(&NotificationRef { method, params }).expect("notifications serialize")
+}
+
+pub(crate) fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|p| p.into_inner())
+}

@@ -1,0 +1,111 @@
+//! The server: a router of tools, prompts, resources and completions, built once and
+//! shared by every request, independent of the transport.
+
+mod builder;
+mod completion;
+mod context;
+mod dispatch;
+mod handler;
+mod lists;
+mod prompt;
+mod resource;
+mod round;
+mod tool;
+mod uri_template;
+
+pub use builder::{NeedsKeys, ServerBuilder};
+pub use completion::{CompletionRequest, IntoCompletion};
+pub use context::{Context, Notifier, Principal, RequestEnv};
+pub use dispatch::Response;
+pub use handler::{
+    Declarative, Handler, IntoPromptResult, IntoResourceResult, IntoToolResult, Json, NoArgs,
+};
+pub use prompt::{AskingPrompt, Prompt, PromptDef};
+pub use resource::{AskingResource, Resource, ResourceDef, ResourceTemplate};
+pub use tool::{Asking, Tool, ToolDef};
+
+use crate::state::StateConfig;
+use std::collections::HashMap;
+use std::sync::Arc;
+use std::time::Duration;
+use sterna_types::meta::Implementation;
+use sterna_types::result::CacheScope;
+
+/// A 2026-07-28 MCP server. Cheap to clone; every clone serves the same router.
+///
+/// Build one with [`Server::builder`], then serve it over a transport
+/// ([`serve_stdio`](crate::transport::serve_stdio), a
+/// [`duplex`](crate::transport::serve_stream) for tests, Streamable HTTP) or call
+/// [`handle`](Server::handle) yourself.
+#[derive(Clone)]
+pub struct Server {
+    pub(crate) inner: Arc<Inner>,
+}
+
+impl std::fmt::Debug for Server {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Server")
+            .field("name", &self.inner.info.name)
+            .field("tools", &self.inner.tools.len())
+            .field("prompts", &self.inner.prompts.len())
+            .field("resources", &self.inner.resources.len())
+            .field("templates", &self.inner.templates.len())
+            .finish()
+    }
+}
+
+pub(crate) struct ToolEntry {
+    pub(crate) handler: Arc<dyn tool::ErasedTool>,
+    pub(crate) single_use: bool,
+}
+
+pub(crate) struct PromptEntry {
+    pub(crate) handler: Arc<dyn prompt::ErasedPrompt>,
+    pub(crate) completions: std::collections::BTreeMap<String, Arc<dyn completion::Completer>>,
+}
+
+pub(crate) struct ResourceEntry {
+    pub(crate) handler: Arc<dyn resource::ErasedResource>,
+    pub(crate) mime: Option<String>,
+    pub(crate) cache: Option<(Duration, CacheScope)>,
+}
+
+pub(crate) struct TemplateEntry {
+    pub(crate) template: String,
+    pub(crate) parsed: uri_template::UriTemplate,
+    pub(crate) entry: ResourceEntry,
+    pub(crate) completions: std::collections::BTreeMap<String, Arc<dyn completion::Completer>>,
+}
+
+pub(crate) struct Inner {
+    pub(crate) info: Arc<Implementation>,
+    pub(crate) state: StateConfig,
+    pub(crate) tools: HashMap<String, ToolEntry>,
+    pub(crate) prompts: HashMap<String, PromptEntry>,
+    pub(crate) resources: HashMap<String, ResourceEntry>,
+    pub(crate) templates: Vec<TemplateEntry>,
+    pub(crate) lists: lists::Lists,
+    pub(crate) cache: (Duration, CacheScope),
+    pub(crate) completions: bool,
+}
+
+impl Server {
+    /// Starts building a server called `name` (also the audience its states are bound
+    /// to) at `version`.
+    pub fn builder(
+        name: impl Into<String>,
+        version: impl Into<String>,
+    ) -> ServerBuilder<NeedsKeys> {
+        ServerBuilder::new(Implementation::new(name, version))
+    }
+
+    /// The server's self-description.
+    pub fn info(&self) -> &Implementation {
+        &self.inner.info
+    }
+
+    /// The protocol revisions served.
+    pub fn supported_versions(&self) -> &'static [&'static str] {
+        sterna_types::version::MODERN_VERSIONS
+    }
+}

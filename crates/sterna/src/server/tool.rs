@@ -1,0 +1,285 @@
+//! Tools: registration and the erased handler.
+
+use super::context::Context;
+use super::handler::{Declarative, Handler, IntoToolResult, Produced};
+use crate::mrtr::{First, Plan, Question, Then};
+use futures_util::future::BoxFuture;
+use schemars::JsonSchema;
+use serde::de::DeserializeOwned;
+use serde_json::value::RawValue;
+use serde_json::{Map, Value};
+use std::marker::PhantomData;
+use std::sync::Arc;
+use sterna_types::content::Icon;
+use sterna_types::tools::{CallToolResult, ToolAnnotations};
+
+/// A tool to register: a name, a description, a handler.
+///
+/// ```
+/// use sterna::server::{Context, Tool};
+/// # #[derive(serde::Deserialize, schemars::JsonSchema)] struct Args { text: String }
+/// let echo = Tool::new("echo")
+///     .description("Echoes the text back")
+///     .handler(|_ctx: Context, args: Args| async move { args.text });
+/// ```
+///
+/// The arguments type gives the tool's `inputSchema` (JSON Schema 2020-12, derived with
+/// `schemars`); calls are decoded into it, and bad arguments are answered with `-32602`.
+#[derive(Debug, Clone)]
+pub struct Tool {
+    pub(crate) name: String,
+    pub(crate) title: Option<String>,
+    pub(crate) description: Option<String>,
+    pub(crate) annotations: Option<ToolAnnotations>,
+    pub(crate) icons: Option<Vec<Icon>>,
+    pub(crate) meta: Option<Map<String, Value>>,
+    pub(crate) single_use: bool,
+}
+
+/// A tool with its handler, ready for [`ServerBuilder::tool`](crate::server::ServerBuilder::tool).
+pub struct ToolDef {
+    pub(crate) tool: Tool,
+    pub(crate) input_schema: Result<Map<String, Value>, String>,
+    pub(crate) handler: Arc<dyn ErasedTool>,
+}
+
+impl std::fmt::Debug for ToolDef {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ToolDef").field("tool", &self.tool).finish()
+    }
+}
+
+impl Tool {
+    /// A tool named `name` (`[A-Za-z0-9_.-]{1,128}`).
+    pub fn new(name: impl Into<String>) -> Self {
+        Self {
+            name: name.into(),
+            title: None,
+            description: None,
+            annotations: None,
+            icons: None,
+            meta: None,
+            single_use: false,
+        }
+    }
+
+    /// What the tool does, for the model.
+    pub fn description(mut self, d: impl Into<String>) -> Self {
+        self.description = Some(d.into());
+        self
+    }
+
+    /// A display name.
+    pub fn title(mut self, t: impl Into<String>) -> Self {
+        self.title = Some(t.into());
+        self
+    }
+
+    /// Behaviour hints.
+    pub fn annotations(mut self, a: ToolAnnotations) -> Self {
+        self.annotations = Some(a);
+        self
+    }
+
+    /// Icons.
+    pub fn icons(mut self, icons: Vec<Icon>) -> Self {
+        self.icons = Some(icons);
+        self
+    }
+
+    /// Tool `_meta`.
+    pub fn meta(mut self, meta: Map<String, Value>) -> Self {
+        self.meta = Some(meta);
+        self
+    }
+
+    /// Each `requestState` this tool issues can be redeemed at most once: a retry with a
+    /// state already consumed is refused with `-32602`, even under concurrent retries.
+    /// Needs a [`ReplayStore`](crate::state::ReplayStore) on the server (an in-memory one
+    /// is used by default; share one across replicas).
+    pub fn single_use(mut self) -> Self {
+        self.single_use = true;
+        self
+    }
+
+    /// Sets the handler: `async fn(Context, Args) -> impl IntoToolResult`.
+    pub fn handler<A, H, R>(self, handler: H) -> ToolDef
+    where
+        A: DeserializeOwned + JsonSchema + Send + 'static,
+        H: Handler<A, R>,
+        R: IntoToolResult + 'static,
+    {
+        ToolDef {
+            tool: self,
+            input_schema: input_schema::<A>(),
+            handler: Arc::new(Typed {
+                handler,
+                _p: PhantomData,
+            }),
+        }
+    }
+
+    /// Declares the questions the tool needs, built from its arguments. Every question
+    /// missing an answer is asked in one round; the body given to [`Asking::run`] runs
+    /// only when all are answered. A tuple asks several questions at once.
+    ///
+    /// ```
+    /// use sterna::mrtr::{Elicitation, form};
+    /// use sterna::server::{Context, Tool};
+    /// # #[derive(serde::Deserialize, schemars::JsonSchema)] struct Args { name: String }
+    /// # #[derive(serde::Deserialize, schemars::JsonSchema)] struct Region { region: String }
+    /// let tool = Tool::new("provision_database")
+    ///     .description("Creates a database in the region the user picks")
+    ///     .ask(|args: &Args| form::<Region>(format!("Where should {} live?", args.name)))
+    ///     .run(|_ctx: Context, args: Args, region: Elicitation<Region>| async move {
+    ///         let region = region.required()?;
+    ///         Ok::<_, sterna::HandlerError>(format!("Created {} in {}", args.name, region.region))
+    ///     });
+    /// ```
+    pub fn ask<A, F, Q>(self, questions: F) -> Asking<A, First<F, Q>>
+    where
+        F: Fn(&A) -> Q + Send + Sync + 'static,
+        Q: Question + 'static,
+    {
+        Asking {
+            tool: self,
+            plan: First::new(questions),
+            _a: PhantomData,
+        }
+    }
+}
+
+/// A tool with declared questions; see [`Tool::ask`].
+pub struct Asking<A, P> {
+    tool: Tool,
+    plan: Result<P, String>,
+    _a: PhantomData<fn(A)>,
+}
+
+impl<A, P> std::fmt::Debug for Asking<A, P> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Asking").field("tool", &self.tool).finish()
+    }
+}
+
+impl<A, P> Asking<A, P>
+where
+    A: DeserializeOwned + JsonSchema + Send + 'static,
+    P: Plan<A>,
+{
+    /// Declares further questions that depend on the earlier answers; they are asked in a
+    /// later round, once the earlier ones are answered.
+    pub fn then_ask<G, Q>(self, questions: G) -> Asking<A, Then<P, G, Q>>
+    where
+        G: Fn(&A, &P::Answers) -> Q + Send + Sync + 'static,
+        Q: Question + 'static,
+    {
+        Asking {
+            tool: self.tool,
+            plan: self.plan.and_then(|p| Then::new(p, questions)),
+            _a: PhantomData,
+        }
+    }
+
+    /// Sets the body: `async fn(Context, Args, Answers) -> impl IntoToolResult`, run once
+    /// every answer is present.
+    pub fn run<B, Fut, R>(self, body: B) -> ToolDef
+    where
+        B: Fn(Context, A, P::Answers) -> Fut + Send + Sync + 'static,
+        Fut: std::future::Future<Output = R> + Send + 'static,
+        R: IntoToolResult + 'static,
+    {
+        match self.plan {
+            Ok(plan) => self.tool.handler(Declarative {
+                plan,
+                body,
+                _a: PhantomData,
+            }),
+            Err(reason) => ToolDef {
+                tool: self.tool,
+                input_schema: Err(reason),
+                handler: Arc::new(Unusable),
+            },
+        }
+    }
+}
+
+pub(crate) trait ErasedTool: Send + Sync {
+    /// Decodes the arguments and starts the handler. `Err` is a message for `-32602`.
+    fn call(
+        &self,
+        ctx: Context,
+        args: Option<&RawValue>,
+    ) -> Result<BoxFuture<'static, Produced<CallToolResult>>, String>;
+}
+
+struct Typed<A, H, R> {
+    handler: H,
+    _p: PhantomData<fn(A) -> R>,
+}
+
+impl<A, H, R> ErasedTool for Typed<A, H, R>
+where
+    A: DeserializeOwned + Send + 'static,
+    H: Handler<A, R>,
+    R: IntoToolResult + 'static,
+{
+    fn call(
+        &self,
+        ctx: Context,
+        args: Option<&RawValue>,
+    ) -> Result<BoxFuture<'static, Produced<CallToolResult>>, String> {
+        let args: A = decode_args(args)?;
+        let fut = self.handler.call(ctx, args);
+        Ok(Box::pin(async move { fut.await.into_tool() }))
+    }
+}
+
+struct Unusable;
+
+impl ErasedTool for Unusable {
+    fn call(
+        &self,
+        _: Context,
+        _: Option<&RawValue>,
+    ) -> Result<BoxFuture<'static, Produced<CallToolResult>>, String> {
+        Err("this tool is not usable".into())
+    }
+}
+
+/// Decodes tool arguments: absent (or `null`) reads as `{}`; anything but an object is
+/// refused.
+pub(crate) fn decode_args<A: DeserializeOwned>(args: Option<&RawValue>) -> Result<A, String> {
+    match args {
+        None => serde_json::from_str("{}"),
+        Some(raw) => {
+            let text = raw.get().trim_start();
+            if text == "null" {
+                serde_json::from_str("{}")
+            } else if !text.starts_with('{') {
+                return Err("arguments must be an object".into());
+            } else {
+                serde_json::from_str(raw.get())
+            }
+        }
+    }
+    .map_err(|e| e.to_string())
+}
+
+/// The JSON Schema of `A` as a tool input schema: 2020-12 (the default dialect, so no
+/// `$schema`), root type `object`.
+pub(crate) fn input_schema<A: JsonSchema>() -> Result<Map<String, Value>, String> {
+    let schema = schemars::generate::SchemaSettings::draft2020_12()
+        .with(|s| s.meta_schema = None)
+        .for_deserialize()
+        .into_generator()
+        .into_root_schema_for::<A>();
+    let Value::Object(mut obj) = schema.to_value() else {
+        return Err("the arguments type has no object schema".into());
+    };
+    obj.remove("title");
+    if obj.get("type").and_then(Value::as_str) != Some("object") {
+        return Err("tool arguments must be a struct (JSON object)".into());
+    }
+    Ok(obj)
+}

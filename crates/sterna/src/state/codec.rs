@@ -1,0 +1,279 @@
+//! The sealed token: `base64url( 0x01 | key id (4) | nonce (24) | XChaCha20-Poly1305(payload) )`.
+//!
+//! What the state is bound to (audience, principal, method, target, argument digest) is
+//! not stored in the token: it is the AEAD's associated data, rebuilt from the retry. A
+//! state replayed against another principal, tool or arguments fails authentication
+//! exactly like a forged one.
+
+use super::keys::{StateKeys, fill_random};
+use base64::Engine;
+use base64::engine::general_purpose::URL_SAFE_NO_PAD;
+use chacha20poly1305::aead::AeadInPlace;
+use chacha20poly1305::{Tag, XNonce};
+use serde::{Deserialize, Serialize};
+
+const VERSION: u8 = 1;
+const HEADER: usize = 1 + 4 + 24;
+const TAG: usize = 16;
+
+/// What a state is bound to. Every field must be equal on the retry.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Binding<'a> {
+    /// The server's name (so two servers sharing keys cannot swap states).
+    pub(crate) audience: &'a str,
+    /// Who asked (empty for anonymous callers).
+    pub(crate) principal: &'a str,
+    /// `tools/call`, `prompts/get` or `resources/read`.
+    pub(crate) method: &'a str,
+    /// Tool or prompt name, or resource URI.
+    pub(crate) target: &'a str,
+    /// SHA-256 of the canonical arguments.
+    pub(crate) args_digest: &'a [u8; 32],
+}
+
+impl Binding<'_> {
+    fn aad(&self, key_id: &[u8; 4], out: &mut Vec<u8>) {
+        out.extend_from_slice(b"sterna-rs1");
+        out.extend_from_slice(key_id);
+        for part in [self.audience, self.principal, self.method, self.target] {
+            out.extend_from_slice(&(part.len() as u64).to_le_bytes());
+            out.extend_from_slice(part.as_bytes());
+        }
+        out.extend_from_slice(self.args_digest);
+    }
+}
+
+/// An answer carried from an earlier round.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub(crate) struct Carried {
+    pub(crate) key: String,
+    /// Digest of the question it answers (pins the answer to that question).
+    pub(crate) question: [u8; 8],
+    /// The answer, as JSON.
+    pub(crate) json: Vec<u8>,
+}
+
+/// The plaintext of a state.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub(crate) struct StatePayload {
+    /// Issued at (Unix seconds).
+    pub(crate) iat: u64,
+    /// Expires at (Unix seconds).
+    pub(crate) exp: u64,
+    /// Round number, starting at 1.
+    pub(crate) round: u32,
+    /// The questions asked in the round this state was issued with: key and digest.
+    pub(crate) asked: Vec<(String, [u8; 8])>,
+    /// Answers gathered so far.
+    pub(crate) answers: Vec<Carried>,
+    /// The handler's own state, as given (JSON for typed state, raw bytes otherwise).
+    pub(crate) app: Option<Vec<u8>>,
+}
+
+/// Why a state was refused. Never sent to the client (which gets one generic message);
+/// logged at debug level for the operator.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum OpenError {
+    Oversized,
+    Malformed,
+    UnknownKey,
+    Forged,
+    Expired,
+    NotYetValid,
+}
+
+impl OpenError {
+    pub(crate) fn reason(self) -> &'static str {
+        match self {
+            Self::Oversized => "oversized",
+            Self::Malformed => "malformed",
+            Self::UnknownKey => "unknown key id",
+            Self::Forged => {
+                "authentication failed (tampered, or bound to another principal, target or arguments)"
+            }
+            Self::Expired => "expired",
+            Self::NotYetValid => "issued in the future",
+        }
+    }
+}
+
+/// An opened state.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct Opened {
+    pub(crate) payload: StatePayload,
+    /// Unique id of this token (for single-use enforcement).
+    pub(crate) jti: [u8; 16],
+}
+
+/// Seals `payload` under the sealing key.
+pub(crate) fn seal(keys: &StateKeys, binding: &Binding<'_>, payload: &StatePayload) -> String {
+    let key = keys.sealing();
+    let mut buf = Vec::with_capacity(HEADER + 64 + TAG);
+    buf.push(VERSION);
+    buf.extend_from_slice(&key.id);
+    let mut nonce = [0u8; 24];
+    fill_random(&mut nonce);
+    buf.extend_from_slice(&nonce);
+    let body = postcard::to_extend(payload, buf).expect("payload serializes");
+    let mut buf = body;
+    let mut aad = Vec::with_capacity(96);
+    binding.aad(&key.id, &mut aad);
+    let tag = key
+        .aead
+        .encrypt_in_place_detached(XNonce::from_slice(&nonce), &aad, &mut buf[HEADER..])
+        .expect("XChaCha20-Poly1305 seals any length we produce");
+    buf.extend_from_slice(&tag);
+    URL_SAFE_NO_PAD.encode(&buf)
+}
+
+/// Opens and checks a state. `now` is Unix seconds; `skew` is the clock leeway in seconds.
+pub(crate) fn open(
+    keys: &StateKeys,
+    binding: &Binding<'_>,
+    token: &str,
+    max_len: usize,
+    now: u64,
+    skew: u64,
+) -> Result<Opened, OpenError> {
+    if token.len() > max_len {
+        return Err(OpenError::Oversized);
+    }
+    let mut buf = URL_SAFE_NO_PAD
+        .decode(token.as_bytes())
+        .map_err(|_| OpenError::Malformed)?;
+    if buf.len() < HEADER + TAG || buf[0] != VERSION {
+        return Err(OpenError::Malformed);
+    }
+    let key_id: [u8; 4] = buf[1..5].try_into().expect("4 bytes");
+    let key = keys.find(&key_id).ok_or(OpenError::UnknownKey)?;
+    let nonce: [u8; 24] = buf[5..HEADER].try_into().expect("24 bytes");
+    let tag_at = buf.len() - TAG;
+    let tag = Tag::clone_from_slice(&buf[tag_at..]);
+    let mut aad = Vec::with_capacity(96);
+    binding.aad(&key_id, &mut aad);
+    key.aead
+        .decrypt_in_place_detached(
+            XNonce::from_slice(&nonce),
+            &aad,
+            &mut buf[HEADER..tag_at],
+            &tag,
+        )
+        .map_err(|_| OpenError::Forged)?;
+    let payload: StatePayload =
+        postcard::from_bytes(&buf[HEADER..tag_at]).map_err(|_| OpenError::Malformed)?;
+    if now > payload.exp.saturating_add(skew) {
+        return Err(OpenError::Expired);
+    }
+    if payload.iat > now.saturating_add(skew) {
+        return Err(OpenError::NotYetValid);
+    }
+    let mut jti = [0u8; 16];
+    jti.copy_from_slice(&nonce[..16]);
+    Ok(Opened { payload, jti })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn binding<'a>(principal: &'a str, target: &'a str, digest: &'a [u8; 32]) -> Binding<'a> {
+        Binding {
+            audience: "srv",
+            principal,
+            method: "tools/call",
+            target,
+            args_digest: digest,
+        }
+    }
+
+    fn payload() -> StatePayload {
+        StatePayload {
+            iat: 1000,
+            exp: 1600,
+            round: 1,
+            asked: vec![("pick_region".into(), [7; 8])],
+            answers: vec![],
+            app: None,
+        }
+    }
+
+    #[test]
+    fn seal_open_and_refusals() {
+        let keys = StateKeys::ephemeral();
+        let d = [1u8; 32];
+        let b = binding("alice", "provision_database", &d);
+        let token = seal(&keys, &b, &payload());
+        assert!(token.len() < 200, "{}", token.len());
+        let opened = open(&keys, &b, &token, 4096, 1100, 0).unwrap();
+        assert_eq!(opened.payload, payload());
+        // Each seal uses a fresh nonce, so the same payload gives a new token.
+        assert_ne!(seal(&keys, &b, &payload()), token);
+
+        let other_digest = [2u8; 32];
+        let cases = [
+            (
+                binding("mallory", "provision_database", &d),
+                OpenError::Forged,
+            ),
+            (binding("alice", "drop_database", &d), OpenError::Forged),
+            (
+                binding("alice", "provision_database", &other_digest),
+                OpenError::Forged,
+            ),
+        ];
+        for (b2, want) in cases {
+            assert_eq!(open(&keys, &b2, &token, 4096, 1100, 0), Err(want));
+        }
+        assert_eq!(
+            open(&keys, &b, &token, 4096, 1601, 0),
+            Err(OpenError::Expired)
+        );
+        assert!(open(&keys, &b, &token, 4096, 1601, 5).is_ok());
+        assert_eq!(
+            open(&keys, &b, &token, 10, 1100, 0),
+            Err(OpenError::Oversized)
+        );
+        assert_eq!(
+            open(&keys, &b, &token[..token.len() - 3], 4096, 1100, 0),
+            Err(OpenError::Forged)
+        );
+        assert_eq!(
+            open(&keys, &b, "AAAA", 4096, 1100, 0),
+            Err(OpenError::Malformed)
+        );
+        assert_eq!(
+            open(&keys, &b, "!!!", 4096, 1100, 0),
+            Err(OpenError::Malformed)
+        );
+        // Flip every byte position in turn: none opens.
+        let raw = URL_SAFE_NO_PAD.decode(&token).unwrap();
+        for i in 0..raw.len() {
+            let mut t = raw.clone();
+            t[i] ^= 0x01;
+            assert!(open(&keys, &b, &URL_SAFE_NO_PAD.encode(&t), 4096, 1100, 0).is_err());
+        }
+        // Another key ring cannot open it.
+        let other = StateKeys::ephemeral();
+        assert_eq!(
+            open(&other, &b, &token, 4096, 1100, 0),
+            Err(OpenError::UnknownKey)
+        );
+    }
+
+    #[test]
+    fn rotation() {
+        let old = StateKeys::generate_base64();
+        let new = StateKeys::generate_base64();
+        let before = StateKeys::from_base64_list(&old).unwrap();
+        let during = StateKeys::from_base64_list(&format!("{new},{old}")).unwrap();
+        let d = [0u8; 32];
+        let b = binding("", "t", &d);
+        let in_flight = seal(&before, &b, &payload());
+        assert!(open(&during, &b, &in_flight, 4096, 1100, 0).is_ok());
+        let fresh = seal(&during, &b, &payload());
+        assert_eq!(
+            open(&before, &b, &fresh, 4096, 1100, 0),
+            Err(OpenError::UnknownKey)
+        );
+    }
+}

@@ -1,0 +1,63 @@
+//! `requestState` protection.
+//!
+//! Every `requestState` a sterna server emits is sealed with XChaCha20-Poly1305 under a key
+//! from a [`StateKeys`] ring and bound (as associated data) to the audience (server name),
+//! the principal, the method, the target (tool or prompt name, resource URI) and a digest
+//! of the canonical arguments. It carries its issue and expiry times (default TTL 10
+//! minutes). Every incoming state is opened and checked **before any handler code runs**;
+//! any failure — tampered, truncated, expired, another principal, another tool or other
+//! arguments, an unknown key, oversized — is answered with `-32602` and a message that
+//! says nothing more than "invalid requestState".
+
+mod codec;
+pub(crate) mod digest;
+mod keys;
+mod replay;
+
+pub(crate) use codec::{Binding, Carried, StatePayload, open, seal};
+pub use keys::{KEY_LEN, KeyError, StateKeys};
+pub(crate) use replay::unix_now;
+pub use replay::{MemoryReplayStore, ReplayError, ReplayStore};
+
+use std::sync::Arc;
+use std::time::Duration;
+
+/// How states are protected and for how long they live.
+#[derive(Clone)]
+pub(crate) struct StateConfig {
+    pub(crate) keys: Arc<StateKeys>,
+    pub(crate) ttl: Duration,
+    pub(crate) max_len: usize,
+    pub(crate) skew: Duration,
+    pub(crate) replay: Option<Arc<dyn ReplayStore>>,
+    pub(crate) clock: fn() -> u64,
+}
+
+impl std::fmt::Debug for StateConfig {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("StateConfig")
+            .field("keys", &self.keys)
+            .field("ttl", &self.ttl)
+            .field("max_len", &self.max_len)
+            .field("skew", &self.skew)
+            .field("replay", &self.replay)
+            .finish()
+    }
+}
+
+impl StateConfig {
+    pub(crate) fn new(keys: StateKeys) -> Self {
+        Self {
+            keys: Arc::new(keys),
+            ttl: Duration::from_secs(600),
+            max_len: 64 * 1024,
+            skew: Duration::from_secs(5),
+            replay: None,
+            clock: unix_now,
+        }
+    }
+
+    pub(crate) fn now(&self) -> u64 {
+        (self.clock)()
+    }
+}

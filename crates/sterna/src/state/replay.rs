@@ -1,0 +1,126 @@
+//! Single use: at-most-once consumption of a state.
+//!
+//! Integrity, expiry and binding do not stop a client from sending the same valid state
+//! twice. A tool that must not run twice for one answer (a payment, a one-time
+//! redemption) marks itself single-use; the server then consumes each state's unique id in
+//! a [`ReplayStore`] before the handler runs, and refuses a state seen before.
+//!
+//! The store must be shared by every replica that can receive the retry: use
+//! [`MemoryReplayStore`] for one process, a shared store (Redis) for a fleet.
+
+use futures_util::future::BoxFuture;
+use std::collections::HashMap;
+use std::fmt;
+use std::sync::Mutex;
+use std::time::{SystemTime, UNIX_EPOCH};
+
+/// Why the store could not answer.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum ReplayError {
+    /// The store is full of unexpired entries (fail closed).
+    Full,
+    /// The store is unreachable or failed.
+    Unavailable(String),
+}
+
+impl fmt::Display for ReplayError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Self::Full => f.write_str("replay store is full"),
+            Self::Unavailable(e) => write!(f, "replay store unavailable: {e}"),
+        }
+    }
+}
+
+impl std::error::Error for ReplayError {}
+
+/// Records which states were consumed.
+pub trait ReplayStore: Send + Sync + fmt::Debug + 'static {
+    /// Marks `id` consumed until `expires_at` (Unix seconds). Returns `true` the first time,
+    /// `false` when it was already consumed. Must be atomic across concurrent callers.
+    fn consume(&self, id: [u8; 16], expires_at: u64) -> BoxFuture<'_, Result<bool, ReplayError>>;
+}
+
+const SHARDS: usize = 16;
+
+/// An in-process [`ReplayStore`]: bounded, with expiring entries.
+pub struct MemoryReplayStore {
+    shards: Vec<Mutex<HashMap<[u8; 16], u64>>>,
+    per_shard: usize,
+}
+
+impl fmt::Debug for MemoryReplayStore {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("MemoryReplayStore")
+            .field("capacity", &(self.per_shard * SHARDS))
+            .finish()
+    }
+}
+
+impl Default for MemoryReplayStore {
+    fn default() -> Self {
+        Self::with_capacity(100_000)
+    }
+}
+
+impl MemoryReplayStore {
+    /// A store holding at most about `capacity` unexpired entries. When full, it refuses
+    /// new states (fail closed) rather than forget unexpired ones.
+    pub fn with_capacity(capacity: usize) -> Self {
+        let per_shard = capacity.div_ceil(SHARDS).max(1);
+        Self {
+            shards: (0..SHARDS).map(|_| Mutex::new(HashMap::new())).collect(),
+            per_shard,
+        }
+    }
+
+    fn consume_now(&self, id: [u8; 16], expires_at: u64, now: u64) -> Result<bool, ReplayError> {
+        let shard = &self.shards[usize::from(id[0]) % SHARDS];
+        let mut map = shard.lock().unwrap_or_else(|p| p.into_inner());
+        if let Some(&exp) = map.get(&id) {
+            if exp >= now {
+                return Ok(false);
+            }
+        }
+        if map.len() >= self.per_shard {
+            map.retain(|_, exp| *exp >= now);
+            if map.len() >= self.per_shard {
+                return Err(ReplayError::Full);
+            }
+        }
+        map.insert(id, expires_at);
+        Ok(true)
+    }
+}
+
+pub(crate) fn unix_now() -> u64 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs())
+}
+
+impl ReplayStore for MemoryReplayStore {
+    fn consume(&self, id: [u8; 16], expires_at: u64) -> BoxFuture<'_, Result<bool, ReplayError>> {
+        let r = self.consume_now(id, expires_at, unix_now());
+        Box::pin(std::future::ready(r))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn once_and_bounded() {
+        let s = MemoryReplayStore::with_capacity(SHARDS);
+        let id = [3u8; 16];
+        assert_eq!(s.consume_now(id, 100, 50), Ok(true));
+        assert_eq!(s.consume_now(id, 100, 60), Ok(false));
+        // After expiry the entry no longer counts (the state itself is expired by then).
+        assert_eq!(s.consume_now(id, 200, 101), Ok(true));
+        let other = [3u8, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0];
+        assert_eq!(s.consume_now(other, 300, 150), Err(ReplayError::Full));
+        assert_eq!(s.consume_now(other, 300, 250), Ok(true));
+    }
+}

@@ -1,0 +1,6 @@
+//! Transports: newline-delimited JSON over any byte stream (stdio, an in-memory duplex
+//! for tests, a Unix socket …).
+
+mod stream;
+
+pub use stream::{StreamOptions, duplex, serve_stdio, serve_stream};
