@@ -5,8 +5,30 @@
 //! from an earlier request. Server capabilities come from `server/discover`.
 
 use crate::JsonObject;
+use serde::de::{Deserializer, MapAccess, Visitor};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
+use std::marker::PhantomData;
+
+/// Deserializes a struct from a JSON object only (serde's derive would also take an
+/// array, reading `[]` as an empty struct).
+pub(crate) fn object_only<'de, D: Deserializer<'de>, T: Deserialize<'de>>(d: D) -> Result<T, D::Error> {
+    struct V<T>(PhantomData<T>);
+    impl<'de, T: Deserialize<'de>> Visitor<'de> for V<T> {
+        type Value = T;
+        fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+            f.write_str("an object")
+        }
+        fn visit_map<A: MapAccess<'de>>(self, a: A) -> Result<T, A::Error> {
+            T::deserialize(serde::de::value::MapAccessDeserializer::new(a))
+        }
+    }
+    d.deserialize_map(V(PhantomData))
+}
+
+fn some_object<'de, D: Deserializer<'de>, T: Deserialize<'de>>(d: D) -> Result<Option<T>, D::Error> {
+    object_only(d).map(Some)
+}
 
 /// What a client can do, declared per request.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
@@ -19,10 +41,10 @@ pub struct ClientCapabilities {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub roots: Option<JsonObject>,
     /// The client can sample an LLM (deprecated feature).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none", deserialize_with = "some_object")]
     pub sampling: Option<SamplingCapability>,
     /// The client can elicit input from its user.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none", deserialize_with = "some_object")]
     pub elicitation: Option<ElicitationCapability>,
     /// Extensions, keyed by reverse-DNS identifier.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -115,13 +137,13 @@ pub struct ServerCapabilities {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub completions: Option<JsonObject>,
     /// Prompts.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none", deserialize_with = "some_object")]
     pub prompts: Option<ListChangedCapability>,
     /// Resources.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none", deserialize_with = "some_object")]
     pub resources: Option<ResourcesCapability>,
     /// Tools.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none", deserialize_with = "some_object")]
     pub tools: Option<ListChangedCapability>,
     /// Extensions, keyed by reverse-DNS identifier.
     #[serde(default, skip_serializing_if = "Option::is_none")]

@@ -163,7 +163,7 @@ impl<'de> Deserialize<'de> for RequestMeta {
                             set(&mut version, a.next_value()?, PROTOCOL_VERSION_KEY)?
                         }
                         CLIENT_CAPABILITIES_KEY => {
-                            set(&mut caps, a.next_value()?, CLIENT_CAPABILITIES_KEY)?
+                            set(&mut caps, a.next_value::<ObjectOnly<ClientCapabilities>>()?.0, CLIENT_CAPABILITIES_KEY)?
                         }
                         CLIENT_INFO_KEY => set(&mut info, a.next_value()?, CLIENT_INFO_KEY)?,
                         LOG_LEVEL_KEY => set(&mut level, a.next_value()?, LOG_LEVEL_KEY)?,
@@ -187,6 +187,15 @@ impl<'de> Deserialize<'de> for RequestMeta {
             }
         }
         d.deserialize_map(V)
+    }
+}
+
+/// A struct that must come from a JSON object.
+struct ObjectOnly<T>(T);
+
+impl<'de, T: Deserialize<'de>> Deserialize<'de> for ObjectOnly<T> {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        crate::capabilities::object_only(d).map(ObjectOnly)
     }
 }
 

@@ -40,16 +40,11 @@ pub trait Single: Question {
     /// Resolves, skipping (`None`) when the client cannot answer this kind.
     #[doc(hidden)]
     fn resolve_optional(self, r: &mut Resolver) -> Result<Option<Self::Answer>, NeedsInput>;
-
-    /// Makes the question optional: when the client did not declare the capability it
-    /// needs, the question is skipped and the answer is `None` (instead of the request
-    /// failing with `-32021`).
-    fn optional(self) -> Optional<Self> {
-        Optional(self)
-    }
 }
 
-/// An optional question; see [`Single::optional`].
+/// An optional question: when the client did not declare the capability it needs, the
+/// question is skipped and the answer is `None` (instead of the request failing with
+/// `-32021`). Made with `.optional()` on any single question.
 #[derive(Debug)]
 pub struct Optional<Q>(Q);
 
@@ -145,6 +140,12 @@ impl<T> FormQuestion<T> {
         self.key = Some(key.into());
         self
     }
+
+    /// Makes the question optional: skipped (answer `None`) when the client did not
+    /// declare the capability it needs, instead of failing the request with `-32021`.
+    pub fn optional(self) -> Optional<Self> {
+        Optional(self)
+    }
 }
 
 impl<T: DeserializeOwned + JsonSchema + Send + 'static> FormQuestion<T> {
@@ -229,6 +230,12 @@ impl UrlQuestion {
         self
     }
 
+    /// Makes the question optional: skipped (answer `None`) when the client did not
+    /// declare the capability it needs, instead of failing the request with `-32021`.
+    pub fn optional(self) -> Optional<Self> {
+        Optional(self)
+    }
+
     fn run(self, r: &mut Resolver, optional: bool) -> Result<Option<Elicitation<()>>, NeedsInput> {
         let single = Spec {
             key: self.key,
@@ -283,6 +290,12 @@ impl SamplingQuestion {
         self
     }
 
+    /// Makes the question optional: skipped (answer `None`) when the client did not
+    /// declare the capability it needs, instead of failing the request with `-32021`.
+    pub fn optional(self) -> Optional<Self> {
+        Optional(self)
+    }
+
     fn run(
         self,
         r: &mut Resolver,
@@ -331,6 +344,12 @@ impl RootsQuestion {
     pub fn key(mut self, key: impl Into<String>) -> Self {
         self.key = Some(key.into());
         self
+    }
+
+    /// Makes the question optional: skipped (answer `None`) when the client did not
+    /// declare the capability it needs, instead of failing the request with `-32021`.
+    pub fn optional(self) -> Optional<Self> {
+        Optional(self)
     }
 
     fn run(self, r: &mut Resolver, optional: bool) -> Result<Option<Vec<Root>>, NeedsInput> {

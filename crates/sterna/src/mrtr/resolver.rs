@@ -97,6 +97,14 @@ impl Resolver {
         }
     }
 
+    /// This round's raw answer under `key`.
+    pub(crate) fn fresh_answer(&self, key: &str) -> Option<sterna_types::mrtr::InputResponse> {
+        match self.fresh.get(key)? {
+            Value::Object(o) => Some(sterna_types::mrtr::InputResponse::from_object(o.clone())),
+            _ => None,
+        }
+    }
+
     /// Resolves one question. `Ok(None)` means "skipped": the client cannot answer this
     /// kind and the question is optional.
     pub(crate) fn resolve<A>(

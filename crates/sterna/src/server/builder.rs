@@ -27,6 +27,7 @@ pub struct ServerBuilder<K = NeedsKeys> {
     instructions: Option<String>,
     keys: K,
     ttl: Duration,
+    skew: Duration,
     max_state_len: usize,
     replay: Option<Arc<dyn ReplayStore>>,
     page_size: usize,
@@ -51,6 +52,7 @@ impl ServerBuilder<NeedsKeys> {
             instructions: None,
             keys: NeedsKeys,
             ttl: Duration::from_secs(600),
+            skew: Duration::from_secs(5),
             max_state_len: 64 * 1024,
             replay: None,
             page_size: 100,
@@ -70,6 +72,7 @@ impl<K> ServerBuilder<K> {
             instructions: self.instructions,
             keys,
             ttl: self.ttl,
+            skew: self.skew,
             max_state_len: self.max_state_len,
             replay: self.replay,
             page_size: self.page_size,
@@ -90,6 +93,13 @@ impl<K> ServerBuilder<K> {
     /// How long a `requestState` stays valid (default 10 minutes).
     pub fn state_ttl(mut self, ttl: Duration) -> Self {
         self.ttl = ttl;
+        self
+    }
+
+    /// Leeway for clock differences between replicas when checking a state's times
+    /// (default 5 s).
+    pub fn state_clock_skew(mut self, skew: Duration) -> Self {
+        self.skew = skew;
         self
     }
 
@@ -171,6 +181,7 @@ impl ServerBuilder<StateKeys> {
         let single_use = self.tools.iter().any(|t| t.tool.single_use);
         let mut state = StateConfig::new(self.keys);
         state.ttl = self.ttl;
+        state.skew = self.skew;
         state.max_len = self.max_state_len;
         state.replay = match self.replay {
             Some(r) => Some(r),

@@ -10,6 +10,7 @@ use std::sync::{Arc, Mutex};
 use sterna_types::capabilities::ClientCapabilities;
 use sterna_types::jsonrpc::{NotificationRef, RequestId};
 use sterna_types::meta::{Implementation, LoggingLevel, RequestMeta};
+use sterna_types::mrtr::InputResponse;
 use sterna_types::notifications::{LoggingMessageNotificationParams, ProgressNotificationParams};
 use sterna_types::roots::Root;
 use sterna_types::sampling::{CreateMessageRequestParams, CreateMessageResult};
@@ -274,6 +275,13 @@ impl Context {
                 .map(Some)
                 .map_err(|e| HandlerError::from(e)),
         }
+    }
+
+    /// The raw answer under `key` in this round's `inputResponses`, for handlers that
+    /// build their own `InputRequiredResult`. (The question APIs validate and decode
+    /// answers for you; prefer them.)
+    pub fn input_response(&self, key: &str) -> Option<InputResponse> {
+        self.with_resolver(|r| r.fresh_answer(key)).flatten()
     }
 
     /// Your state from the previous round as a string: what a low-level handler put in

@@ -15,6 +15,7 @@ use sterna_types::content::{
 use sterna_types::mrtr::InputRequiredResult;
 use sterna_types::prompts::{GetPromptResult, PromptMessage};
 use sterna_types::resources::ReadResourceResult;
+use sterna_types::result::Outcome;
 use sterna_types::tools::CallToolResult;
 
 /// An async function of a [`Context`] and typed arguments.
@@ -97,7 +98,8 @@ pub struct Json<T>(pub T);
 /// What a tool handler may return.
 ///
 /// Implemented for text (`String`, `&'static str`), content blocks, [`CallToolResult`],
-/// [`Json<T>`], [`InputRequiredResult`] (the low-level way to ask), and `Result`s of those.
+/// [`Json<T>`], [`InputRequiredResult`] and [`Outcome`] (the low-level way to ask), and
+/// `Result`s of those.
 pub trait IntoToolResult: Send {
     #[doc(hidden)]
     fn into_tool(self) -> Produced<CallToolResult>;
@@ -273,6 +275,33 @@ impl<T: IntoResourceResult, E: Into<HandlerError> + Send> IntoResourceResult for
         match self {
             Ok(t) => t.into_resource(uri, mime),
             Err(e) => Produced::Failed(e.into()),
+        }
+    }
+}
+
+impl IntoToolResult for Outcome<CallToolResult> {
+    fn into_tool(self) -> Produced<CallToolResult> {
+        match self {
+            Outcome::Complete(r) => Produced::Complete(r),
+            Outcome::InputRequired(r) => Produced::InputRequired(r),
+        }
+    }
+}
+
+impl IntoPromptResult for Outcome<GetPromptResult> {
+    fn into_prompt(self) -> Produced<GetPromptResult> {
+        match self {
+            Outcome::Complete(r) => Produced::Complete(r),
+            Outcome::InputRequired(r) => Produced::InputRequired(r),
+        }
+    }
+}
+
+impl IntoResourceResult for Outcome<ReadResourceResult> {
+    fn into_resource(self, _: &str, _: Option<&str>) -> Produced<ReadResourceResult> {
+        match self {
+            Outcome::Complete(r) => Produced::Complete(r),
+            Outcome::InputRequired(r) => Produced::InputRequired(r),
         }
     }
 }

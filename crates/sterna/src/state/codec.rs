@@ -233,10 +233,9 @@ mod tests {
             open(&keys, &b, &token, 10, 1100, 0),
             Err(OpenError::Oversized)
         );
-        assert_eq!(
-            open(&keys, &b, &token[..token.len() - 3], 4096, 1100, 0),
-            Err(OpenError::Forged)
-        );
+        for cut in 1..8 {
+            assert!(open(&keys, &b, &token[..token.len() - cut], 4096, 1100, 0).is_err());
+        }
         assert_eq!(
             open(&keys, &b, "AAAA", 4096, 1100, 0),
             Err(OpenError::Malformed)

@@ -1,0 +1,98 @@
+//! Capability gating: never ask what this request's client cannot answer.
+
+use super::fixture::server;
+use super::wire::{Wire, accept, error_code, input_required, result, text};
+use serde_json::json;
+
+#[tokio::test]
+async fn required_questions_need_the_capability() {
+    let (srv, _) = server();
+    let mut w = Wire::new(&srv);
+    let cases = [
+        ("needs_sampling", json!({"elicitation": {}}), json!({"sampling": {}})),
+        ("needs_url", json!({"elicitation": {}}), json!({"elicitation": {"url": {}}})),
+        ("provision_database", json!({}), json!({"elicitation": {}})),
+        ("provision_database", json!({"elicitation": {"url": {}}}), json!({"elicitation": {}})),
+        ("wizard", json!({"sampling": {}, "roots": {}}), json!({"elicitation": {}})),
+    ];
+    for (tool, caps, required) in cases {
+        let r = w.call_with_caps(tool, json!({"name": "x"}), json!({}), caps.clone()).await;
+        assert_eq!(error_code(&r), -32021, "{tool} with {caps}: {r}");
+        assert_eq!(r["error"]["data"]["requiredCapabilities"], required, "{tool}");
+        assert_eq!(r["id"], w.next_id() - 1, "errors keep the request id");
+    }
+}
+
+#[tokio::test]
+async fn declared_capabilities_allow_the_question() {
+    let (srv, _) = server();
+    let mut w = Wire::new(&srv);
+    // `elicitation: {}` means form mode.
+    let r = w.call_with_caps("provision_database", json!({"name": "x"}), json!({}), json!({"elicitation": {}})).await;
+    assert_eq!(input_required(&r).0, ["pick_region"]);
+    let r = w.call_with_caps("needs_sampling", json!({}), json!({}), json!({"sampling": {}})).await;
+    let (keys, _) = input_required(&r);
+    assert_eq!(keys, ["sampling"]);
+    assert_eq!(result(&r)["inputRequests"]["sampling"]["method"], "sampling/createMessage");
+}
+
+#[tokio::test]
+async fn optional_questions_are_skipped() {
+    let (srv, _) = server();
+    let mut w = Wire::new(&srv);
+    let r = w.call_with_caps("adaptive", json!({}), json!({}), json!({"sampling": {}})).await;
+    let (keys, _) = input_required(&r);
+    assert_eq!(keys, ["sampling"], "only what the client declared");
+    let r = w.call_with_caps("adaptive", json!({}), json!({}), json!({})).await;
+    assert_eq!(text(&r), "name=- greeting=- roots=-");
+    let r = w.call("adaptive", json!({}), json!({})).await;
+    assert_eq!(input_required(&r).0, ["roots", "sampling", "user_name"]);
+    let r = w
+        .call(
+            "adaptive",
+            json!({}),
+            json!({"inputResponses": {
+                "user_name": accept(json!({"name": "Al"})),
+                "sampling": {"role": "assistant", "content": {"type": "text", "text": "hi"}, "model": "m"},
+                "roots": {"roots": [{"uri": "file:///tmp", "name": "tmp"}]}
+            }}),
+        )
+        .await;
+    assert_eq!(text(&r), "name=Al greeting=hi roots=1");
+    // A root that is not file:// makes the roots answer invalid: asked again.
+    let r = w
+        .call_with_caps(
+            "adaptive",
+            json!({}),
+            json!({"inputResponses": {"roots": {"roots": [{"uri": "https://evil.example"}]}}}),
+            json!({"roots": {}}),
+        )
+        .await;
+    assert_eq!(input_required(&r).0, ["roots"]);
+}
+
+#[tokio::test]
+async fn capabilities_are_read_from_every_request_never_inferred() {
+    let (srv, _) = server();
+    let mut w = Wire::new(&srv);
+    let (_, s) = input_required(&w.call("wizard", json!({}), json!({})).await);
+    // The retry declares nothing: the next question cannot be asked.
+    let r = w
+        .call_with_caps(
+            "wizard",
+            json!({}),
+            json!({"inputResponses": {"user_name": accept(json!({"name": "A"}))}, "requestState": s}),
+            json!({}),
+        )
+        .await;
+    assert_eq!(error_code(&r), -32021);
+}
+
+#[tokio::test]
+async fn low_level_questions_are_gated_too() {
+    let (srv, _) = server();
+    let mut w = Wire::new(&srv);
+    let r = w.call_with_caps("low_level", json!({}), json!({}), json!({"sampling": {}})).await;
+    assert_eq!(error_code(&r), -32021);
+    assert_eq!(r["error"]["data"]["requiredCapabilities"], json!({"elicitation": {}}));
+}

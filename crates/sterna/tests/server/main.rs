@@ -1,0 +1,12 @@
+//! End-to-end tests of the server over the stream (stdio) transport, with raw JSON-RPC
+//! lines, every response validated against the official 2026-07-28 schema.
+
+#![allow(unreachable_pub, missing_docs, dead_code)]
+
+mod fixture;
+mod wire;
+
+mod capabilities;
+mod mrtr_flows;
+mod protocol;
+mod state_security;
