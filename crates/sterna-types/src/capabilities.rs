@@ -12,7 +12,9 @@ use std::marker::PhantomData;
 
 /// Deserializes a struct from a JSON object only (serde's derive would also take an
 /// array, reading `[]` as an empty struct).
-pub(crate) fn object_only<'de, D: Deserializer<'de>, T: Deserialize<'de>>(d: D) -> Result<T, D::Error> {
+pub(crate) fn object_only<'de, D: Deserializer<'de>, T: Deserialize<'de>>(
+    d: D,
+) -> Result<T, D::Error> {
     struct V<T>(PhantomData<T>);
     impl<'de, T: Deserialize<'de>> Visitor<'de> for V<T> {
         type Value = T;
@@ -26,7 +28,9 @@ pub(crate) fn object_only<'de, D: Deserializer<'de>, T: Deserialize<'de>>(d: D) 
     d.deserialize_map(V(PhantomData))
 }
 
-fn some_object<'de, D: Deserializer<'de>, T: Deserialize<'de>>(d: D) -> Result<Option<T>, D::Error> {
+fn some_object<'de, D: Deserializer<'de>, T: Deserialize<'de>>(
+    d: D,
+) -> Result<Option<T>, D::Error> {
     object_only(d).map(Some)
 }
 
@@ -41,10 +45,18 @@ pub struct ClientCapabilities {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub roots: Option<JsonObject>,
     /// The client can sample an LLM (deprecated feature).
-    #[serde(default, skip_serializing_if = "Option::is_none", deserialize_with = "some_object")]
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "some_object"
+    )]
     pub sampling: Option<SamplingCapability>,
     /// The client can elicit input from its user.
-    #[serde(default, skip_serializing_if = "Option::is_none", deserialize_with = "some_object")]
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "some_object"
+    )]
     pub elicitation: Option<ElicitationCapability>,
     /// Extensions, keyed by reverse-DNS identifier.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -137,13 +149,25 @@ pub struct ServerCapabilities {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub completions: Option<JsonObject>,
     /// Prompts.
-    #[serde(default, skip_serializing_if = "Option::is_none", deserialize_with = "some_object")]
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "some_object"
+    )]
     pub prompts: Option<ListChangedCapability>,
     /// Resources.
-    #[serde(default, skip_serializing_if = "Option::is_none", deserialize_with = "some_object")]
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "some_object"
+    )]
     pub resources: Option<ResourcesCapability>,
     /// Tools.
-    #[serde(default, skip_serializing_if = "Option::is_none", deserialize_with = "some_object")]
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "some_object"
+    )]
     pub tools: Option<ListChangedCapability>,
     /// Extensions, keyed by reverse-DNS identifier.
     #[serde(default, skip_serializing_if = "Option::is_none")]

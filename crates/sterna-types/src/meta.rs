@@ -162,9 +162,11 @@ impl<'de> Deserialize<'de> for RequestMeta {
                         PROTOCOL_VERSION_KEY => {
                             set(&mut version, a.next_value()?, PROTOCOL_VERSION_KEY)?
                         }
-                        CLIENT_CAPABILITIES_KEY => {
-                            set(&mut caps, a.next_value::<ObjectOnly<ClientCapabilities>>()?.0, CLIENT_CAPABILITIES_KEY)?
-                        }
+                        CLIENT_CAPABILITIES_KEY => set(
+                            &mut caps,
+                            a.next_value::<ObjectOnly<ClientCapabilities>>()?.0,
+                            CLIENT_CAPABILITIES_KEY,
+                        )?,
                         CLIENT_INFO_KEY => set(&mut info, a.next_value()?, CLIENT_INFO_KEY)?,
                         LOG_LEVEL_KEY => set(&mut level, a.next_value()?, LOG_LEVEL_KEY)?,
                         PROGRESS_TOKEN_KEY => set(&mut token, a.next_value()?, PROGRESS_TOKEN_KEY)?,

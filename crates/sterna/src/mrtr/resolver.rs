@@ -142,30 +142,25 @@ impl Resolver {
 
         if let Some(v) = self.fresh.get(&key) {
             let stale = self.asked.iter().any(|(k, d)| *k == key && *d != digest);
-            if !stale {
-                if let Some(a) = decode(v) {
-                    let json = serde_json::to_vec(v).expect("values serialize");
-                    self.new_answers.retain(|c| c.key != key);
-                    self.new_answers.push(Carried {
-                        key,
-                        question: digest,
-                        json,
-                    });
-                    return Ok(Some(a));
-                }
+            if let Some(a) = (!stale).then(|| decode(v)).flatten() {
+                let json = serde_json::to_vec(v).expect("values serialize");
+                self.new_answers.retain(|c| c.key != key);
+                self.new_answers.push(Carried {
+                    key,
+                    question: digest,
+                    json,
+                });
+                return Ok(Some(a));
             }
         }
-        if let Some(c) = self
+        let carried = self
             .carried
             .iter()
             .find(|c| c.key == key && c.question == digest)
-        {
-            if let Some(a) = serde_json::from_slice::<Value>(&c.json)
-                .ok()
-                .and_then(|v| decode(&v))
-            {
-                return Ok(Some(a));
-            }
+            .and_then(|c| serde_json::from_slice::<Value>(&c.json).ok())
+            .and_then(|v| decode(&v));
+        if let Some(a) = carried {
+            return Ok(Some(a));
         }
         if !self.pending.iter().any(|p| p.0 == key) {
             self.pending.push((key, q.request, digest));

@@ -273,7 +273,7 @@ impl Context {
             None => Ok(None),
             Some(bytes) => serde_json::from_slice(bytes)
                 .map(Some)
-                .map_err(|e| HandlerError::from(e)),
+                .map_err(HandlerError::from),
         }
     }
 

@@ -158,7 +158,7 @@ impl Lists {
         let capabilities = ServerCapabilities {
             tools: has_tools.then(ListChangedCapability::default),
             prompts: has_prompts.then(ListChangedCapability::default),
-            resources: has_resources.then(|| ResourcesCapability {
+            resources: has_resources.then_some(ResourcesCapability {
                 subscribe: None,
                 list_changed: None,
             }),

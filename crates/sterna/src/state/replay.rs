@@ -78,10 +78,8 @@ impl MemoryReplayStore {
     fn consume_now(&self, id: [u8; 16], expires_at: u64, now: u64) -> Result<bool, ReplayError> {
         let shard = &self.shards[usize::from(id[0]) % SHARDS];
         let mut map = shard.lock().unwrap_or_else(|p| p.into_inner());
-        if let Some(&exp) = map.get(&id) {
-            if exp >= now {
-                return Ok(false);
-            }
+        if map.get(&id).is_some_and(|&exp| exp >= now) {
+            return Ok(false);
         }
         if map.len() >= self.per_shard {
             map.retain(|_, exp| *exp >= now);

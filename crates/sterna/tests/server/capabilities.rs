@@ -9,16 +9,37 @@ async fn required_questions_need_the_capability() {
     let (srv, _) = server();
     let mut w = Wire::new(&srv);
     let cases = [
-        ("needs_sampling", json!({"elicitation": {}}), json!({"sampling": {}})),
-        ("needs_url", json!({"elicitation": {}}), json!({"elicitation": {"url": {}}})),
+        (
+            "needs_sampling",
+            json!({"elicitation": {}}),
+            json!({"sampling": {}}),
+        ),
+        (
+            "needs_url",
+            json!({"elicitation": {}}),
+            json!({"elicitation": {"url": {}}}),
+        ),
         ("provision_database", json!({}), json!({"elicitation": {}})),
-        ("provision_database", json!({"elicitation": {"url": {}}}), json!({"elicitation": {}})),
-        ("wizard", json!({"sampling": {}, "roots": {}}), json!({"elicitation": {}})),
+        (
+            "provision_database",
+            json!({"elicitation": {"url": {}}}),
+            json!({"elicitation": {}}),
+        ),
+        (
+            "wizard",
+            json!({"sampling": {}, "roots": {}}),
+            json!({"elicitation": {}}),
+        ),
     ];
     for (tool, caps, required) in cases {
-        let r = w.call_with_caps(tool, json!({"name": "x"}), json!({}), caps.clone()).await;
+        let r = w
+            .call_with_caps(tool, json!({"name": "x"}), json!({}), caps.clone())
+            .await;
         assert_eq!(error_code(&r), -32021, "{tool} with {caps}: {r}");
-        assert_eq!(r["error"]["data"]["requiredCapabilities"], required, "{tool}");
+        assert_eq!(
+            r["error"]["data"]["requiredCapabilities"], required,
+            "{tool}"
+        );
         assert_eq!(r["id"], w.next_id() - 1, "errors keep the request id");
     }
 }
@@ -28,22 +49,43 @@ async fn declared_capabilities_allow_the_question() {
     let (srv, _) = server();
     let mut w = Wire::new(&srv);
     // `elicitation: {}` means form mode.
-    let r = w.call_with_caps("provision_database", json!({"name": "x"}), json!({}), json!({"elicitation": {}})).await;
+    let r = w
+        .call_with_caps(
+            "provision_database",
+            json!({"name": "x"}),
+            json!({}),
+            json!({"elicitation": {}}),
+        )
+        .await;
     assert_eq!(input_required(&r).0, ["pick_region"]);
-    let r = w.call_with_caps("needs_sampling", json!({}), json!({}), json!({"sampling": {}})).await;
+    let r = w
+        .call_with_caps(
+            "needs_sampling",
+            json!({}),
+            json!({}),
+            json!({"sampling": {}}),
+        )
+        .await;
     let (keys, _) = input_required(&r);
     assert_eq!(keys, ["sampling"]);
-    assert_eq!(result(&r)["inputRequests"]["sampling"]["method"], "sampling/createMessage");
+    assert_eq!(
+        result(&r)["inputRequests"]["sampling"]["method"],
+        "sampling/createMessage"
+    );
 }
 
 #[tokio::test]
 async fn optional_questions_are_skipped() {
     let (srv, _) = server();
     let mut w = Wire::new(&srv);
-    let r = w.call_with_caps("adaptive", json!({}), json!({}), json!({"sampling": {}})).await;
+    let r = w
+        .call_with_caps("adaptive", json!({}), json!({}), json!({"sampling": {}}))
+        .await;
     let (keys, _) = input_required(&r);
     assert_eq!(keys, ["sampling"], "only what the client declared");
-    let r = w.call_with_caps("adaptive", json!({}), json!({}), json!({})).await;
+    let r = w
+        .call_with_caps("adaptive", json!({}), json!({}), json!({}))
+        .await;
     assert_eq!(text(&r), "name=- greeting=- roots=-");
     let r = w.call("adaptive", json!({}), json!({})).await;
     assert_eq!(input_required(&r).0, ["roots", "sampling", "user_name"]);
@@ -92,7 +134,12 @@ async fn capabilities_are_read_from_every_request_never_inferred() {
 async fn low_level_questions_are_gated_too() {
     let (srv, _) = server();
     let mut w = Wire::new(&srv);
-    let r = w.call_with_caps("low_level", json!({}), json!({}), json!({"sampling": {}})).await;
+    let r = w
+        .call_with_caps("low_level", json!({}), json!({}), json!({"sampling": {}}))
+        .await;
     assert_eq!(error_code(&r), -32021);
-    assert_eq!(r["error"]["data"]["requiredCapabilities"], json!({"elicitation": {}}));
+    assert_eq!(
+        r["error"]["data"]["requiredCapabilities"],
+        json!({"elicitation": {}})
+    );
 }

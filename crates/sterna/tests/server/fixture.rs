@@ -7,11 +7,13 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 use sterna::mrtr::{form, roots, sampling, url};
 use sterna::server::{Context, NoArgs, Prompt, Resource, ResourceTemplate, ServerBuilder, Tool};
+use sterna::types::elicitation::{
+    ElicitFormParams, ElicitRequestParams, ElicitSchema, FormMode, PrimitiveSchema, StringSchema,
+};
 use sterna::types::mrtr::{InputRequest, InputRequiredResult, InputResponse};
 use sterna::types::result::Outcome;
-use sterna::types::tools::CallToolResult;
 use sterna::types::sampling::CreateMessageRequestParams;
-use sterna::types::elicitation::{ElicitFormParams, ElicitRequestParams, ElicitSchema, FormMode, PrimitiveSchema, StringSchema};
+use sterna::types::tools::CallToolResult;
 use sterna::{Elicitation, HandlerError, Server, StateKeys};
 
 #[derive(Deserialize, JsonSchema)]
@@ -85,7 +87,9 @@ pub fn server() -> (Server, Arc<Counters>) {
     server_with(|b| b)
 }
 
-pub fn server_with(configure: impl FnOnce(ServerBuilder<StateKeys>) -> ServerBuilder<StateKeys>) -> (Server, Arc<Counters>) {
+pub fn server_with(
+    configure: impl FnOnce(ServerBuilder<StateKeys>) -> ServerBuilder<StateKeys>,
+) -> (Server, Arc<Counters>) {
     let c = Arc::new(Counters::default());
     let builder = Server::builder("fixture", "1.0.0").state_keys(StateKeys::ephemeral());
     let builder = tools(builder, &c);
@@ -101,25 +105,42 @@ fn tools(b: ServerBuilder<StateKeys>, c: &Arc<Counters>) -> ServerBuilder<StateK
         Tool::new("provision_database")
             .description("declarative, one question")
             .ask(|a: &ProvisionArgs| form::<PickRegion>(format!("Which region for {}?", a.name)))
-            .run(move |_ctx: Context, a: ProvisionArgs, pick: Elicitation<PickRegion>| {
-                let c = provisioned.clone();
-                async move {
-                    let pick = pick.required()?;
-                    c.provisioned.fetch_add(1, Ordering::SeqCst);
-                    Ok::<_, HandlerError>(format!("Created {} in {}", a.name, region_name(pick.region)))
-                }
-            }),
+            .run(
+                move |_ctx: Context, a: ProvisionArgs, pick: Elicitation<PickRegion>| {
+                    let c = provisioned.clone();
+                    async move {
+                        let pick = pick.required()?;
+                        c.provisioned.fetch_add(1, Ordering::SeqCst);
+                        Ok::<_, HandlerError>(format!(
+                            "Created {} in {}",
+                            a.name,
+                            region_name(pick.region)
+                        ))
+                    }
+                },
+            ),
     )
     .tool(
         Tool::new("two_questions")
             .description("declarative, two independent questions in one round")
-            .ask(|_: &NoArgs| (form::<UserName>("Your name?").key("user_name"), form::<Color>("Favourite colour?")))
-            .run(|_ctx: Context, _: NoArgs, (name, color): (Elicitation<UserName>, Elicitation<Color>)| async move {
-                match (name, color) {
-                    (Elicitation::Accepted(n), Elicitation::Accepted(c)) => format!("{} likes {}", n.name, c.color),
-                    _ => "declined".to_owned(),
-                }
-            }),
+            .ask(|_: &NoArgs| {
+                (
+                    form::<UserName>("Your name?").key("user_name"),
+                    form::<Color>("Favourite colour?"),
+                )
+            })
+            .run(
+                |_ctx: Context,
+                 _: NoArgs,
+                 (name, color): (Elicitation<UserName>, Elicitation<Color>)| async move {
+                    match (name, color) {
+                        (Elicitation::Accepted(n), Elicitation::Accepted(c)) => {
+                            format!("{} likes {}", n.name, c.color)
+                        }
+                        _ => "declined".to_owned(),
+                    }
+                },
+            ),
     )
     .tool(
         Tool::new("staged")
@@ -132,14 +153,18 @@ fn tools(b: ServerBuilder<StateKeys>, c: &Arc<Counters>) -> ServerBuilder<StateK
                 };
                 form::<Color>(format!("Favourite colour, {who}?"))
             })
-            .run(move |_ctx: Context, _: NoArgs, (name, color): (Elicitation<UserName>, Elicitation<Color>)| {
-                let c = staged.clone();
-                async move {
-                    c.staged_body.fetch_add(1, Ordering::SeqCst);
-                    let (n, col) = (name.required()?, color.required()?);
-                    Ok::<_, HandlerError>(format!("{} likes {}", n.name, col.color))
-                }
-            }),
+            .run(
+                move |_ctx: Context,
+                      _: NoArgs,
+                      (name, color): (Elicitation<UserName>, Elicitation<Color>)| {
+                    let c = staged.clone();
+                    async move {
+                        c.staged_body.fetch_add(1, Ordering::SeqCst);
+                        let (n, col) = (name.required()?, color.required()?);
+                        Ok::<_, HandlerError>(format!("{} likes {}", n.name, col.color))
+                    }
+                },
+            ),
     )
     .tool(
         Tool::new("wizard")
@@ -151,7 +176,10 @@ fn tools(b: ServerBuilder<StateKeys>, c: &Arc<Counters>) -> ServerBuilder<StateK
                     .await?
                     .required()?;
                 let ok = ctx.elicit::<Confirm>("Save it?").await?.required()?;
-                Ok::<_, HandlerError>(format!("{} likes {} (saved: {})", name.name, color.color, ok.ok))
+                Ok::<_, HandlerError>(format!(
+                    "{} likes {} (saved: {})",
+                    name.name, color.color, ok.ok
+                ))
             }),
     )
     .tool(
@@ -169,7 +197,9 @@ fn tools(b: ServerBuilder<StateKeys>, c: &Arc<Counters>) -> ServerBuilder<StateK
         Tool::new("needs_sampling")
             .description("requires sampling")
             .handler(|ctx: Context, _: NoArgs| async move {
-                let r = ctx.sample(CreateMessageRequestParams::user_text("Say hi", 10)).await?;
+                let r = ctx
+                    .sample(CreateMessageRequestParams::user_text("Say hi", 10))
+                    .await?;
                 Ok::<_, HandlerError>(r.content.text())
             }),
     )
@@ -177,7 +207,9 @@ fn tools(b: ServerBuilder<StateKeys>, c: &Arc<Counters>) -> ServerBuilder<StateK
         Tool::new("needs_url")
             .description("requires URL elicitation")
             .handler(|ctx: Context, _: NoArgs| async move {
-                let r = ctx.elicit_url("Sign in", "https://example.com/connect").await?;
+                let r = ctx
+                    .elicit_url("Sign in", "https://example.com/connect")
+                    .await?;
                 Ok::<_, HandlerError>(format!("{r:?}"))
             }),
     )
@@ -194,7 +226,9 @@ fn tools(b: ServerBuilder<StateKeys>, c: &Arc<Counters>) -> ServerBuilder<StateK
                     .await?;
                 Ok::<_, HandlerError>(format!(
                     "name={} greeting={} roots={}",
-                    name.and_then(Elicitation::accepted).map(|n| n.name).unwrap_or("-".into()),
+                    name.and_then(Elicitation::accepted)
+                        .map(|n| n.name)
+                        .unwrap_or("-".into()),
                     greeting.map(|g| g.content.text()).unwrap_or("-".into()),
                     rts.map(|r| r.len().to_string()).unwrap_or("-".into()),
                 ))
@@ -222,11 +256,16 @@ fn tools(b: ServerBuilder<StateKeys>, c: &Arc<Counters>) -> ServerBuilder<StateK
                     (ctx.raw_state(), ctx.input_response("confirm"))
                 {
                     let content = serde_json::to_string(&answer.content).unwrap();
-                    return Outcome::Complete(CallToolResult::text(format!("state={state} answer={content}")));
+                    return Outcome::Complete(CallToolResult::text(format!(
+                        "state={state} answer={content}"
+                    )));
                 }
                 let schema = ElicitSchema {
                     schema: None,
-                    properties: vec![("ok".into(), PrimitiveSchema::String(StringSchema::default()))],
+                    properties: vec![(
+                        "ok".into(),
+                        PrimitiveSchema::String(StringSchema::default()),
+                    )],
                     required: None,
                 };
                 Outcome::InputRequired(
@@ -250,7 +289,8 @@ fn tools(b: ServerBuilder<StateKeys>, c: &Arc<Counters>) -> ServerBuilder<StateK
                 for i in 1..=3 {
                     ctx.progress(f64::from(i), Some(3.0), Some("working")).await;
                 }
-                ctx.log(sterna::types::meta::LoggingLevel::Info, "done").await;
+                ctx.log(sterna::types::meta::LoggingLevel::Info, "done")
+                    .await;
                 "finished"
             }),
     )
@@ -267,16 +307,14 @@ fn tools(b: ServerBuilder<StateKeys>, c: &Arc<Counters>) -> ServerBuilder<StateK
                 }
             }),
     )
-    .tool(
-        Tool::new("panics")
-            .description("panics")
-            .handler(|_ctx: Context, _: NoArgs| async move {
-                if true {
-                    panic!("boom");
-                }
-                "unreachable"
-            }),
-    )
+    .tool(Tool::new("panics").description("panics").handler(
+        |_ctx: Context, _: NoArgs| async move {
+            if true {
+                panic!("boom");
+            }
+            "unreachable"
+        },
+    ))
     .tool(
         Tool::new("fails")
             .description("returns a tool error")
@@ -293,10 +331,12 @@ fn tools(b: ServerBuilder<StateKeys>, c: &Arc<Counters>) -> ServerBuilder<StateK
         Prompt::new("greeting")
             .description("asks for context first")
             .ask(|_: &NoArgs| form::<UserName>("Who is it for?").key("user_context"))
-            .run(|_ctx: Context, _: NoArgs, name: Elicitation<UserName>| async move {
-                let n = name.required()?;
-                Ok::<_, HandlerError>(format!("Write a greeting for {}", n.name))
-            }),
+            .run(
+                |_ctx: Context, _: NoArgs, name: Elicitation<UserName>| async move {
+                    let n = name.required()?;
+                    Ok::<_, HandlerError>(format!("Write a greeting for {}", n.name))
+                },
+            ),
     )
     .resource(
         Resource::new("test://static", "static")
@@ -307,10 +347,12 @@ fn tools(b: ServerBuilder<StateKeys>, c: &Arc<Counters>) -> ServerBuilder<StateK
         ResourceTemplate::new("test://secret/{id}", "secret")
             .mime_type("text/plain")
             .ask(|_: &Vars| form::<Confirm>("Reveal the secret?"))
-            .run(|_ctx: Context, v: Vars, ok: Elicitation<Confirm>| async move {
-                let ok = ok.required()?;
-                Ok::<_, HandlerError>(format!("secret {} revealed={}", v.id, ok.ok))
-            }),
+            .run(
+                |_ctx: Context, v: Vars, ok: Elicitation<Confirm>| async move {
+                    let ok = ok.required()?;
+                    Ok::<_, HandlerError>(format!("secret {} revealed={}", v.id, ok.ok))
+                },
+            ),
     )
 }
 
@@ -342,8 +384,14 @@ pub fn url_question() -> sterna::mrtr::UrlQuestion {
 pub fn provision_tool() -> sterna::server::ToolDef {
     Tool::new("provision_database")
         .ask(|a: &ProvisionArgs| form::<PickRegion>(format!("Which region for {}?", a.name)))
-        .run(|_ctx: Context, a: ProvisionArgs, pick: Elicitation<PickRegion>| async move {
-            let pick = pick.required()?;
-            Ok::<_, HandlerError>(format!("Created {} in {}", a.name, region_name(pick.region)))
-        })
+        .run(
+            |_ctx: Context, a: ProvisionArgs, pick: Elicitation<PickRegion>| async move {
+                let pick = pick.required()?;
+                Ok::<_, HandlerError>(format!(
+                    "Created {} in {}",
+                    a.name,
+                    region_name(pick.region)
+                ))
+            },
+        )
 }

@@ -9,7 +9,9 @@ use std::sync::atomic::Ordering;
 async fn seed_flow_completes_in_two_rounds() {
     let (srv, c) = server();
     let mut w = Wire::new(&srv);
-    let r1 = w.call("provision_database", json!({"name": "orders"}), json!({})).await;
+    let r1 = w
+        .call("provision_database", json!({"name": "orders"}), json!({}))
+        .await;
     assert_eq!(r1["id"], 1);
     let (keys, state) = input_required(&r1);
     assert_eq!(keys, ["pick_region"]);
@@ -17,7 +19,10 @@ async fn seed_flow_completes_in_two_rounds() {
     assert_eq!(q["method"], "elicitation/create");
     assert_eq!(q["params"]["mode"], "form");
     assert_eq!(q["params"]["message"], "Which region for orders?");
-    assert_eq!(q["params"]["requestedSchema"]["required"], json!(["region"]));
+    assert_eq!(
+        q["params"]["requestedSchema"]["required"],
+        json!(["region"])
+    );
     let state = state.expect("a sealed state");
     assert!(state.len() < 200, "state is {} bytes", state.len());
 
@@ -69,7 +74,10 @@ async fn declarative_body_side_effects_happen_exactly_once_per_flow() {
         .await;
     let (k2, s2) = input_required(&r2);
     assert_eq!(k2, ["color"]);
-    assert_eq!(result(&r2)["inputRequests"]["color"]["params"]["message"], "Favourite colour, Alice?");
+    assert_eq!(
+        result(&r2)["inputRequests"]["color"]["params"]["message"],
+        "Favourite colour, Alice?"
+    );
     assert_eq!(c.staged_body.load(Ordering::SeqCst), 0);
     let r3 = w
         .call("staged", json!({}), json!({"inputResponses": {"color": accept(json!({"color": "blue"}))}, "requestState": s2}))
@@ -101,7 +109,11 @@ async fn three_rounds_with_a_new_state_each_round() {
     let s3 = s3.unwrap();
     assert!(s3 != s1 && s3 != s2);
     let r4 = w
-        .call("wizard", json!({}), json!({"inputResponses": {"confirm": accept(json!({"ok": true}))}, "requestState": s3}))
+        .call(
+            "wizard",
+            json!({}),
+            json!({"inputResponses": {"confirm": accept(json!({"ok": true}))}, "requestState": s3}),
+        )
         .await;
     assert_eq!(text(&r4), "Alice likes blue (saved: true)");
 }
@@ -130,7 +142,10 @@ async fn a_changed_question_is_asked_again_not_served_a_stale_answer() {
         .await;
     let (keys, _) = input_required(&r);
     assert_eq!(keys, ["color"]);
-    assert_eq!(result(&r)["inputRequests"]["color"]["params"]["message"], "Favourite colour, Bob?");
+    assert_eq!(
+        result(&r)["inputRequests"]["color"]["params"]["message"],
+        "Favourite colour, Bob?"
+    );
 }
 
 #[tokio::test]
@@ -166,7 +181,11 @@ async fn missing_answer_is_asked_again_and_unknown_keys_are_ignored() {
     let mut w = Wire::new(&srv);
     let args = json!({"name": "orders"});
     let r = w
-        .call("provision_database", args.clone(), json!({"inputResponses": {"wrong_key": accept(json!({"data": "x"}))}}))
+        .call(
+            "provision_database",
+            args.clone(),
+            json!({"inputResponses": {"wrong_key": accept(json!({"data": "x"}))}}),
+        )
         .await;
     assert_eq!(input_required(&r).0, ["pick_region"]);
     let (_, s) = input_required(&w.call("provision_database", args.clone(), json!({})).await);
@@ -199,7 +218,11 @@ async fn answers_of_the_wrong_shape_are_asked_again() {
         json!({"action": "accept", "content": {}}),
     ] {
         let r = w
-            .call("provision_database", json!({"name": "x"}), json!({"inputResponses": {"pick_region": bad}}))
+            .call(
+                "provision_database",
+                json!({"name": "x"}),
+                json!({"inputResponses": {"pick_region": bad}}),
+            )
             .await;
         assert_eq!(input_required(&r).0, ["pick_region"]);
     }
@@ -210,10 +233,27 @@ async fn answers_of_the_wrong_shape_are_asked_again() {
 async fn input_responses_that_are_not_a_map_of_objects_are_invalid_params() {
     let (srv, c) = server();
     let mut w = Wire::new(&srv);
-    for bad in [json!(null), json!([]), json!("x"), json!({"pick_region": 12345}), json!({"pick_region": null})] {
-        let r = w.call("provision_database", json!({"name": "x"}), json!({"inputResponses": bad})).await;
+    for bad in [
+        json!(null),
+        json!([]),
+        json!("x"),
+        json!({"pick_region": 12345}),
+        json!({"pick_region": null}),
+    ] {
+        let r = w
+            .call(
+                "provision_database",
+                json!({"name": "x"}),
+                json!({"inputResponses": bad}),
+            )
+            .await;
         assert_eq!(error_code(&r), -32602, "{r}");
-        assert!(r["error"]["message"].as_str().unwrap().contains("inputResponses"));
+        assert!(
+            r["error"]["message"]
+                .as_str()
+                .unwrap()
+                .contains("inputResponses")
+        );
     }
     assert_eq!(c.provisioned.load(Ordering::SeqCst), 0);
 }
@@ -222,17 +262,37 @@ async fn input_responses_that_are_not_a_map_of_objects_are_invalid_params() {
 async fn decline_and_cancel_reach_the_handler() {
     let (srv, c) = server();
     let mut w = Wire::new(&srv);
-    let r = w.call("decline_aware", json!({}), json!({"inputResponses": {"user_name": {"action": "decline"}}})).await;
+    let r = w
+        .call(
+            "decline_aware",
+            json!({}),
+            json!({"inputResponses": {"user_name": {"action": "decline"}}}),
+        )
+        .await;
     assert_eq!(text(&r), "declined");
-    let r = w.call("decline_aware", json!({}), json!({"inputResponses": {"user_name": {"action": "cancel"}}})).await;
+    let r = w
+        .call(
+            "decline_aware",
+            json!({}),
+            json!({"inputResponses": {"user_name": {"action": "cancel"}}}),
+        )
+        .await;
     assert_eq!(text(&r), "cancelled");
     let r = w
-        .call("decline_aware", json!({}), json!({"inputResponses": {"user_name": accept(json!({"name": "Ann"}))}}))
+        .call(
+            "decline_aware",
+            json!({}),
+            json!({"inputResponses": {"user_name": accept(json!({"name": "Ann"}))}}),
+        )
         .await;
     assert_eq!(text(&r), "accepted Ann");
     // `required()` turns a decline into a tool error the model can read.
     let r = w
-        .call("provision_database", json!({"name": "x"}), json!({"inputResponses": {"pick_region": {"action": "decline"}}}))
+        .call(
+            "provision_database",
+            json!({"name": "x"}),
+            json!({"inputResponses": {"pick_region": {"action": "decline"}}}),
+        )
         .await;
     assert_eq!(result(&r)["isError"], true);
     assert!(text(&r).contains("declined"));
@@ -259,7 +319,9 @@ async fn prompts_and_resources_ask_too() {
     let (srv, _) = server();
     let mut w = Wire::new(&srv);
     let meta = super::wire::meta(super::wire::caps_all());
-    let r = w.request("prompts/get", json!({"name": "greeting", "_meta": meta})).await;
+    let r = w
+        .request("prompts/get", json!({"name": "greeting", "_meta": meta}))
+        .await;
     let (keys, s) = input_required(&r);
     assert_eq!(keys, ["user_context"]);
     let r = w
@@ -268,9 +330,17 @@ async fn prompts_and_resources_ask_too() {
             json!({"name": "greeting", "_meta": meta, "inputResponses": {"user_context": accept(json!({"name": "Ada"}))}, "requestState": s}),
         )
         .await;
-    assert_eq!(result(&r)["messages"][0]["content"]["text"], "Write a greeting for Ada");
+    assert_eq!(
+        result(&r)["messages"][0]["content"]["text"],
+        "Write a greeting for Ada"
+    );
 
-    let r = w.request("resources/read", json!({"uri": "test://secret/7", "_meta": meta})).await;
+    let r = w
+        .request(
+            "resources/read",
+            json!({"uri": "test://secret/7", "_meta": meta}),
+        )
+        .await;
     let (keys, s) = input_required(&r);
     assert_eq!(keys, ["confirm"]);
     let r = w

@@ -12,14 +12,19 @@ use sterna::{BuildError, Server, StateKeys};
 async fn discover_describes_the_server() {
     let (srv, _) = server();
     let mut w = Wire::new(&srv);
-    let r = w.request("server/discover", json!({"_meta": meta(json!({}))})).await;
+    let r = w
+        .request("server/discover", json!({"_meta": meta(json!({}))}))
+        .await;
     let d = result(&r);
     assert_eq!(d["supportedVersions"], json!(["2026-07-28"]));
     assert!(d["capabilities"]["tools"].is_object());
     assert!(d["capabilities"]["prompts"].is_object());
     assert!(d["capabilities"]["resources"].is_object());
     assert!(d["ttlMs"].is_u64() && d["cacheScope"].is_string());
-    assert_eq!(d["_meta"]["io.modelcontextprotocol/serverInfo"]["name"], "fixture");
+    assert_eq!(
+        d["_meta"]["io.modelcontextprotocol/serverInfo"]["name"],
+        "fixture"
+    );
 }
 
 #[tokio::test]
@@ -42,10 +47,19 @@ async fn request_meta_is_validated() {
         assert_eq!(error_code(&r), -32602, "{params}");
     }
     let id = w.next_id();
-    w.send(&json!({"jsonrpc": "2.0", "id": id, "method": "tools/list"})).await;
-    assert_eq!(error_code(&w.response_to(&json!(id), "tools/list").await), -32602);
+    w.send(&json!({"jsonrpc": "2.0", "id": id, "method": "tools/list"}))
+        .await;
+    assert_eq!(
+        error_code(&w.response_to(&json!(id), "tools/list").await),
+        -32602
+    );
     // clientInfo is optional.
-    let r = w.request("server/discover", json!({"_meta": {v: "2026-07-28", c: {}}})).await;
+    let r = w
+        .request(
+            "server/discover",
+            json!({"_meta": {v: "2026-07-28", c: {}}}),
+        )
+        .await;
     assert!(result(&r)["supportedVersions"].is_array());
 }
 
@@ -67,28 +81,57 @@ async fn unsupported_versions_get_minus_32022() {
 async fn unknown_and_removed_methods_get_minus_32601() {
     let (srv, _) = server();
     let mut w = Wire::new(&srv);
-    for m in ["initialize", "ping", "logging/setLevel", "resources/subscribe", "resources/unsubscribe", "nope/nothing"] {
+    for m in [
+        "initialize",
+        "ping",
+        "logging/setLevel",
+        "resources/subscribe",
+        "resources/unsubscribe",
+        "nope/nothing",
+    ] {
         let r = w.request(m, json!({"_meta": meta(json!({}))})).await;
         assert_eq!(error_code(&r), -32601, "{m}");
     }
     // A legacy initialize (no _meta) is told which versions are served.
-    let r = w.request("initialize", json!({"protocolVersion": "2025-11-25", "capabilities": {}})).await;
+    let r = w
+        .request(
+            "initialize",
+            json!({"protocolVersion": "2025-11-25", "capabilities": {}}),
+        )
+        .await;
     assert_eq!(error_code(&r), -32601);
     assert_eq!(r["error"]["data"]["supported"], json!(["2026-07-28"]));
     // Capabilities the server does not offer are unknown methods.
     let (bare, _) = server_with(|b| b);
     let only_tools = Server::builder("t", "1")
         .state_keys(StateKeys::ephemeral())
-        .tool(Tool::new("x").description("x").handler(|_c: Context, _: NoArgs| async { "x" }))
+        .tool(
+            Tool::new("x")
+                .description("x")
+                .handler(|_c: Context, _: NoArgs| async { "x" }),
+        )
         .build()
         .unwrap();
     drop(bare);
     let mut w = Wire::new(&only_tools);
-    for m in ["prompts/list", "prompts/get", "resources/list", "resources/read", "completion/complete"] {
-        let r = w.request(m, json!({"_meta": meta(json!({})), "name": "x", "uri": "x"})).await;
+    for m in [
+        "prompts/list",
+        "prompts/get",
+        "resources/list",
+        "resources/read",
+        "completion/complete",
+    ] {
+        let r = w
+            .request(
+                m,
+                json!({"_meta": meta(json!({})), "name": "x", "uri": "x"}),
+            )
+            .await;
         assert_eq!(error_code(&r), -32601, "{m}");
     }
-    let d = w.request("server/discover", json!({"_meta": meta(json!({}))})).await;
+    let d = w
+        .request("server/discover", json!({"_meta": meta(json!({}))}))
+        .await;
     assert!(result(&d)["capabilities"].get("prompts").is_none());
 }
 
@@ -117,10 +160,22 @@ async fn tools_list_is_deterministic_and_paginated() {
     }
     assert_eq!(names.len(), 15);
     assert_eq!(names[0], "provision_database", "registration order");
-    let r = w.request("tools/list", json!({"_meta": meta(json!({})), "cursor": "bogus"})).await;
+    let r = w
+        .request(
+            "tools/list",
+            json!({"_meta": meta(json!({})), "cursor": "bogus"}),
+        )
+        .await;
     assert_eq!(error_code(&r), -32602);
-    let again = w.request("tools/list", json!({"_meta": meta(json!({}))})).await;
-    let first: Vec<&str> = result(&again)["tools"].as_array().unwrap().iter().map(|t| t["name"].as_str().unwrap()).collect();
+    let again = w
+        .request("tools/list", json!({"_meta": meta(json!({}))}))
+        .await;
+    let first: Vec<&str> = result(&again)["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["name"].as_str().unwrap())
+        .collect();
     assert_eq!(first, names[..4]);
 }
 
@@ -130,17 +185,35 @@ async fn tool_call_errors() {
     let mut w = Wire::new(&srv);
     let r = w.call("no_such_tool", json!({}), json!({})).await;
     assert_eq!(error_code(&r), -32602);
-    assert!(r["error"]["message"].as_str().unwrap().contains("no_such_tool"));
+    assert!(
+        r["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("no_such_tool")
+    );
     let r = w.call("add", json!({"a": "one", "b": 2}), json!({})).await;
     assert_eq!(error_code(&r), -32602);
-    assert!(r["error"]["message"].as_str().unwrap().contains("Invalid arguments"));
+    assert!(
+        r["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("Invalid arguments")
+    );
     let r = w.call("add", json!({"a": 1}), json!({})).await;
     assert_eq!(error_code(&r), -32602);
     let r = w.call("add", json!([1, 2]), json!({})).await;
     assert_eq!(error_code(&r), -32602);
-    assert_eq!(text(&w.call("add", json!({"a": 40, "b": 2}), json!({})).await), "42");
+    assert_eq!(
+        text(&w.call("add", json!({"a": 40, "b": 2}), json!({})).await),
+        "42"
+    );
     // A tool without arguments accepts a call without the `arguments` member.
-    let r = w.request("tools/call", json!({"name": "progress", "_meta": meta(json!({}))})).await;
+    let r = w
+        .request(
+            "tools/call",
+            json!({"name": "progress", "_meta": meta(json!({}))}),
+        )
+        .await;
     assert_eq!(text(&r), "finished");
     // Tool failures are results the model can read.
     let r = w.call("fails", json!({}), json!({})).await;
@@ -149,7 +222,10 @@ async fn tool_call_errors() {
     // A panic is an internal error, and the server goes on.
     let r = w.call("panics", json!({}), json!({})).await;
     assert_eq!(error_code(&r), -32603);
-    assert_eq!(text(&w.call("add", json!({"a": 1, "b": 1}), json!({})).await), "2");
+    assert_eq!(
+        text(&w.call("add", json!({"a": 1, "b": 1}), json!({})).await),
+        "2"
+    );
 }
 
 #[tokio::test]
@@ -158,21 +234,53 @@ async fn progress_and_logs_go_only_where_asked() {
     let mut w = Wire::new(&srv);
     let r = w.call("progress", json!({}), json!({})).await;
     assert_eq!(text(&r), "finished");
-    assert!(w.notifications.is_empty(), "no progressToken, no logLevel: no notifications");
+    assert!(
+        w.notifications.is_empty(),
+        "no progressToken, no logLevel: no notifications"
+    );
     let mut m = meta(json!({}));
     m["progressToken"] = json!("tok-1");
     m["io.modelcontextprotocol/logLevel"] = json!("info");
-    let r = w.request("tools/call", json!({"name": "progress", "arguments": {}, "_meta": m})).await;
+    let r = w
+        .request(
+            "tools/call",
+            json!({"name": "progress", "arguments": {}, "_meta": m}),
+        )
+        .await;
     assert_eq!(text(&r), "finished");
-    let progress: Vec<&Value> = w.notifications.iter().filter(|n| n["method"] == "notifications/progress").collect();
+    let progress: Vec<&Value> = w
+        .notifications
+        .iter()
+        .filter(|n| n["method"] == "notifications/progress")
+        .collect();
     assert_eq!(progress.len(), 3);
-    assert!(progress.iter().all(|p| p["params"]["progressToken"] == "tok-1"));
+    assert!(
+        progress
+            .iter()
+            .all(|p| p["params"]["progressToken"] == "tok-1")
+    );
     assert_eq!(progress[2]["params"]["progress"], 3.0);
-    assert_eq!(w.notifications.iter().filter(|n| n["method"] == "notifications/message").count(), 1);
+    assert_eq!(
+        w.notifications
+            .iter()
+            .filter(|n| n["method"] == "notifications/message")
+            .count(),
+        1
+    );
     w.notifications.clear();
     m["io.modelcontextprotocol/logLevel"] = json!("error");
-    w.request("tools/call", json!({"name": "progress", "arguments": {}, "_meta": m})).await;
-    assert_eq!(w.notifications.iter().filter(|n| n["method"] == "notifications/message").count(), 0);
+    w.request(
+        "tools/call",
+        json!({"name": "progress", "arguments": {}, "_meta": m}),
+    )
+    .await;
+    assert_eq!(
+        w.notifications
+            .iter()
+            .filter(|n| n["method"] == "notifications/message")
+            .count(),
+        0
+    );
 }
 
 #[tokio::test]
@@ -183,9 +291,19 @@ async fn cancellation_stops_the_handler_and_silences_the_request() {
     w.send(&json!({"jsonrpc": "2.0", "id": id, "method": "tools/call", "params": {"name": "slow", "arguments": {}, "_meta": meta(json!({}))}})).await;
     tokio::time::sleep(Duration::from_millis(100)).await;
     w.send(&json!({"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": id, "reason": "user"}})).await;
-    assert!(w.recv_within(Duration::from_millis(500)).await.is_none(), "nothing is sent for a cancelled request");
-    assert_eq!(c.slow_dropped.load(Ordering::SeqCst), 1, "the handler was stopped");
-    assert_eq!(text(&w.call("add", json!({"a": 2, "b": 2}), json!({})).await), "4");
+    assert!(
+        w.recv_within(Duration::from_millis(500)).await.is_none(),
+        "nothing is sent for a cancelled request"
+    );
+    assert_eq!(
+        c.slow_dropped.load(Ordering::SeqCst),
+        1,
+        "the handler was stopped"
+    );
+    assert_eq!(
+        text(&w.call("add", json!({"a": 2, "b": 2}), json!({})).await),
+        "4"
+    );
 }
 
 #[tokio::test]
@@ -194,9 +312,18 @@ async fn malformed_messages_get_clear_errors() {
     let mut w = Wire::new(&srv);
     for (line, code) in [
         ("{not json", -32700),
-        ("[{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"server/discover\"}]", -32600),
-        ("{\"jsonrpc\":\"2.0\",\"id\":null,\"method\":\"server/discover\"}", -32600),
-        ("{\"jsonrpc\":\"1.0\",\"id\":5,\"method\":\"server/discover\"}", -32600),
+        (
+            "[{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"server/discover\"}]",
+            -32600,
+        ),
+        (
+            "{\"jsonrpc\":\"2.0\",\"id\":null,\"method\":\"server/discover\"}",
+            -32600,
+        ),
+        (
+            "{\"jsonrpc\":\"1.0\",\"id\":5,\"method\":\"server/discover\"}",
+            -32600,
+        ),
         ("{\"jsonrpc\":\"2.0\",\"id\":{},\"method\":\"x\"}", -32600),
         ("\"just a string\"", -32600),
     ] {
@@ -206,11 +333,14 @@ async fn malformed_messages_get_clear_errors() {
         assert_eq!(error_code(&r), code, "{line}");
     }
     // The id of an invalid request is kept when it can be read.
-    w.send_raw("{\"jsonrpc\":\"1.0\",\"id\":5,\"method\":\"x\"}").await;
+    w.send_raw("{\"jsonrpc\":\"1.0\",\"id\":5,\"method\":\"x\"}")
+        .await;
     assert_eq!(w.recv().await["id"], 5);
     // Notifications get no answer; a response from the client is ignored.
-    w.send(&json!({"jsonrpc": "2.0", "method": "notifications/whatever"})).await;
-    w.send(&json!({"jsonrpc": "2.0", "id": 99, "result": {}})).await;
+    w.send(&json!({"jsonrpc": "2.0", "method": "notifications/whatever"}))
+        .await;
+    w.send(&json!({"jsonrpc": "2.0", "id": 99, "result": {}}))
+        .await;
     assert!(w.recv_within(Duration::from_millis(200)).await.is_none());
 }
 
@@ -230,18 +360,41 @@ async fn duplicate_ids_in_flight_are_refused() {
 async fn resources_read_and_not_found() {
     let (srv, _) = server();
     let mut w = Wire::new(&srv);
-    let r = w.request("resources/read", json!({"uri": "test://static", "_meta": meta(json!({}))})).await;
+    let r = w
+        .request(
+            "resources/read",
+            json!({"uri": "test://static", "_meta": meta(json!({}))}),
+        )
+        .await;
     let res = result(&r);
     assert_eq!(res["contents"][0]["text"], "static text");
     assert_eq!(res["contents"][0]["mimeType"], "text/plain");
     assert_eq!(res["ttlMs"], 60000);
     assert_eq!(res["cacheScope"], "public");
-    let r = w.request("resources/read", json!({"uri": "test://missing", "_meta": meta(json!({}))})).await;
+    let r = w
+        .request(
+            "resources/read",
+            json!({"uri": "test://missing", "_meta": meta(json!({}))}),
+        )
+        .await;
     assert_eq!(error_code(&r), -32602);
     assert_eq!(r["error"]["data"]["uri"], "test://missing");
-    let r = w.request("resources/templates/list", json!({"_meta": meta(json!({}))})).await;
-    assert_eq!(result(&r)["resourceTemplates"][0]["uriTemplate"], "test://secret/{id}");
-    let r = w.request("prompts/get", json!({"name": "nope", "_meta": meta(caps_all())})).await;
+    let r = w
+        .request(
+            "resources/templates/list",
+            json!({"_meta": meta(json!({}))}),
+        )
+        .await;
+    assert_eq!(
+        result(&r)["resourceTemplates"][0]["uriTemplate"],
+        "test://secret/{id}"
+    );
+    let r = w
+        .request(
+            "prompts/get",
+            json!({"name": "nope", "_meta": meta(caps_all())}),
+        )
+        .await;
     assert_eq!(error_code(&r), -32602);
 }
 
@@ -249,11 +402,23 @@ async fn resources_read_and_not_found() {
 fn bad_registrations_fail_at_build() {
     let b = || Server::builder("s", "1").state_keys(StateKeys::ephemeral());
     let e = b().tool(nested_form_tool()).build().unwrap_err();
-    assert!(matches!(&e, BuildError::Invalid { name, reason } if name == "nested" && reason.contains("flat")), "{e}");
+    assert!(
+        matches!(&e, BuildError::Invalid { name, reason } if name == "nested" && reason.contains("flat")),
+        "{e}"
+    );
     let t = || Tool::new("same").handler(|_c: Context, _: NoArgs| async { "x" });
-    assert!(matches!(b().tool(t()).tool(t()).build(), Err(BuildError::Duplicate { .. })));
+    assert!(matches!(
+        b().tool(t()).tool(t()).build(),
+        Err(BuildError::Duplicate { .. })
+    ));
     let bad = Tool::new("bad name!").handler(|_c: Context, _: NoArgs| async { "x" });
-    assert!(matches!(b().tool(bad).build(), Err(BuildError::InvalidName(_))));
+    assert!(matches!(
+        b().tool(bad).build(),
+        Err(BuildError::InvalidName(_))
+    ));
     let scalar = Tool::new("scalar").handler(|_c: Context, _: String| async { "x" });
-    assert!(matches!(b().tool(scalar).build(), Err(BuildError::Invalid { .. })));
+    assert!(matches!(
+        b().tool(scalar).build(),
+        Err(BuildError::Invalid { .. })
+    ));
 }

@@ -13,18 +13,27 @@ fn answer() -> Value {
 }
 
 async fn first_state(w: &mut Wire, name: &str) -> String {
-    let r = w.call("provision_database", json!({"name": name}), json!({})).await;
+    let r = w
+        .call("provision_database", json!({"name": name}), json!({}))
+        .await;
     input_required(&r).1.expect("state")
 }
 
 async fn retry(w: &mut Wire, name: &str, state: &str) -> Value {
-    w.call("provision_database", json!({"name": name}), json!({"inputResponses": answer(), "requestState": state}))
-        .await
+    w.call(
+        "provision_database",
+        json!({"name": name}),
+        json!({"inputResponses": answer(), "requestState": state}),
+    )
+    .await
 }
 
 fn assert_refused(r: &Value) {
     assert_eq!(error_code(r), -32602, "{r}");
-    assert_eq!(r["error"]["message"], "Invalid or expired requestState", "the message leaks nothing");
+    assert_eq!(
+        r["error"]["message"], "Invalid or expired requestState",
+        "the message leaks nothing"
+    );
     assert!(r["error"].get("data").is_none());
 }
 
@@ -36,7 +45,13 @@ async fn tampered_and_truncated_states_are_refused() {
     let mid = s.len() / 2;
     let flipped: String = s
         .char_indices()
-        .map(|(i, ch)| if i == mid { if ch == 'A' { 'B' } else { 'A' } } else { ch })
+        .map(|(i, ch)| {
+            if i == mid {
+                if ch == 'A' { 'B' } else { 'A' }
+            } else {
+                ch
+            }
+        })
         .collect();
     for bad in [
         flipped,
@@ -49,8 +64,15 @@ async fn tampered_and_truncated_states_are_refused() {
     ] {
         assert_refused(&retry(&mut w, "orders", &bad).await);
     }
-    assert_eq!(c.provisioned.load(Ordering::SeqCst), 0, "no handler code ran");
-    assert_eq!(text(&retry(&mut w, "orders", &s).await), "Created orders in eu-west-1");
+    assert_eq!(
+        c.provisioned.load(Ordering::SeqCst),
+        0,
+        "no handler code ran"
+    );
+    assert_eq!(
+        text(&retry(&mut w, "orders", &s).await),
+        "Created orders in eu-west-1"
+    );
 }
 
 #[tokio::test]
@@ -64,10 +86,17 @@ async fn states_are_bound_to_principal_tool_and_arguments() {
     assert_refused(&retry(&mut anonymous, "orders", &s).await);
     assert_refused(&retry(&mut alice, "users", &s).await);
     let other_tool = alice
-        .call("redeem", json!({"name": "orders"}), json!({"inputResponses": answer(), "requestState": s}))
+        .call(
+            "redeem",
+            json!({"name": "orders"}),
+            json!({"inputResponses": answer(), "requestState": s}),
+        )
         .await;
     assert_refused(&other_tool);
-    assert_eq!(text(&retry(&mut alice, "orders", &s).await), "Created orders in eu-west-1");
+    assert_eq!(
+        text(&retry(&mut alice, "orders", &s).await),
+        "Created orders in eu-west-1"
+    );
 }
 
 #[tokio::test]
@@ -84,16 +113,24 @@ async fn keys_rotate_without_breaking_flows_in_flight() {
     let old = StateKeys::generate_base64();
     let new = StateKeys::generate_base64();
     let (before, _) = server_with(|b| b.state_keys(StateKeys::from_base64_list(&old).unwrap()));
-    let (during, _) = server_with(|b| b.state_keys(StateKeys::from_base64_list(&format!("{new},{old}")).unwrap()));
+    let (during, _) = server_with(|b| {
+        b.state_keys(StateKeys::from_base64_list(&format!("{new},{old}")).unwrap())
+    });
     let (after, _) = server_with(|b| b.state_keys(StateKeys::from_base64_list(&new).unwrap()));
     let (stranger, _) = server();
     let s = first_state(&mut Wire::new(&before), "orders").await;
     assert_refused(&retry(&mut Wire::new(&stranger), "orders", &s).await);
     assert_refused(&retry(&mut Wire::new(&after), "orders", &s).await);
-    assert_eq!(text(&retry(&mut Wire::new(&during), "orders", &s).await), "Created orders in eu-west-1");
+    assert_eq!(
+        text(&retry(&mut Wire::new(&during), "orders", &s).await),
+        "Created orders in eu-west-1"
+    );
     // A state the rotated replica seals opens on the new-key-only replica.
     let s2 = first_state(&mut Wire::new(&during), "orders").await;
-    assert_eq!(text(&retry(&mut Wire::new(&after), "orders", &s2).await), "Created orders in eu-west-1");
+    assert_eq!(
+        text(&retry(&mut Wire::new(&after), "orders", &s2).await),
+        "Created orders in eu-west-1"
+    );
 }
 
 #[tokio::test]
@@ -123,8 +160,13 @@ async fn sealed_states_do_not_reveal_answers() {
         )
         .await,
     );
-    let raw = base64::engine::general_purpose::URL_SAFE_NO_PAD.decode(s2.unwrap()).unwrap();
-    assert!(!raw.windows(8).any(|w| w == b"Zebediah"), "answers travel encrypted");
+    let raw = base64::engine::general_purpose::URL_SAFE_NO_PAD
+        .decode(s2.unwrap())
+        .unwrap();
+    assert!(
+        !raw.windows(8).any(|w| w == b"Zebediah"),
+        "answers travel encrypted"
+    );
 }
 
 #[tokio::test]
@@ -133,9 +175,22 @@ async fn single_use_states_complete_once() {
     let mut w = Wire::new(&srv);
     let ok = json!({"confirm": accept(json!({"ok": true}))});
     let (_, s) = input_required(&w.call("redeem", json!({}), json!({})).await);
-    let r = w.call("redeem", json!({}), json!({"inputResponses": ok, "requestState": s})).await;
+    let r = w
+        .call(
+            "redeem",
+            json!({}),
+            json!({"inputResponses": ok, "requestState": s}),
+        )
+        .await;
     assert_eq!(text(&r), "redeemed #1");
-    assert_refused(&w.call("redeem", json!({}), json!({"inputResponses": ok, "requestState": s})).await);
+    assert_refused(
+        &w.call(
+            "redeem",
+            json!({}),
+            json!({"inputResponses": ok, "requestState": s}),
+        )
+        .await,
+    );
     assert_eq!(c.redeemed.load(Ordering::SeqCst), 1);
 }
 
@@ -149,10 +204,12 @@ async fn single_use_holds_under_32_concurrent_retries() {
     for _ in 0..32 {
         let id = w.next_id();
         ids.push(id);
-        w.send(&json!({"jsonrpc": "2.0", "id": id, "method": "tools/call", "params": {
-            "name": "redeem", "arguments": {}, "_meta": meta,
-            "inputResponses": {"confirm": accept(json!({"ok": true}))}, "requestState": s
-        }}))
+        w.send(
+            &json!({"jsonrpc": "2.0", "id": id, "method": "tools/call", "params": {
+                "name": "redeem", "arguments": {}, "_meta": meta,
+                "inputResponses": {"confirm": accept(json!({"ok": true}))}, "requestState": s
+            }}),
+        )
         .await;
     }
     let (mut completed, mut refused) = (0, 0);

@@ -8,7 +8,9 @@ use std::time::Duration;
 use sterna::Server;
 use sterna::server::{Principal, RequestEnv};
 use sterna::transport::{StreamOptions, duplex};
-use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader, DuplexStream, Lines, ReadHalf, WriteHalf};
+use tokio::io::{
+    AsyncBufReadExt, AsyncWriteExt, BufReader, DuplexStream, Lines, ReadHalf, WriteHalf,
+};
 
 pub struct Wire {
     lines: Lines<BufReader<ReadHalf<DuplexStream>>>,
@@ -39,8 +41,9 @@ fn schema() -> &'static Value {
             .map(std::path::PathBuf::from)
             .unwrap_or_else(|_| Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared"));
         let path = dir.join("mcp-schema/2026-07-28/schema.json");
-        let text = std::fs::read_to_string(&path)
-            .unwrap_or_else(|e| panic!("the official schema is required at {}: {e}", path.display()));
+        let text = std::fs::read_to_string(&path).unwrap_or_else(|e| {
+            panic!("the official schema is required at {}: {e}", path.display())
+        });
         serde_json::from_str(&text).unwrap()
     })
 }
@@ -53,8 +56,14 @@ pub fn assert_valid(def: &str, instance: &Value) {
         "$ref": format!("#/$defs/{def}"),
     }))
     .unwrap();
-    let errors: Vec<String> = validator.iter_errors(instance).map(|e| format!("{e} at {}", e.instance_path())).collect();
-    assert!(errors.is_empty(), "not a valid {def}: {errors:?}\n{instance:#}");
+    let errors: Vec<String> = validator
+        .iter_errors(instance)
+        .map(|e| format!("{e} at {}", e.instance_path()))
+        .collect();
+    assert!(
+        errors.is_empty(),
+        "not a valid {def}: {errors:?}\n{instance:#}"
+    );
 }
 
 /// Validates a message from the server by its shape and the method it answers.
@@ -71,7 +80,10 @@ pub fn validate_message(method: &str, msg: &Value) {
         return assert_valid("JSONRPCErrorResponse", msg);
     }
     let result = &msg["result"];
-    assert!(result["resultType"].is_string(), "every result carries resultType: {msg}");
+    assert!(
+        result["resultType"].is_string(),
+        "every result carries resultType: {msg}"
+    );
     assert!(
         result["_meta"]["io.modelcontextprotocol/serverInfo"]["name"].is_string(),
         "every result carries serverInfo: {msg}"
@@ -110,11 +122,20 @@ impl Wire {
     }
 
     pub fn as_principal(server: &Server, principal: &str) -> Self {
-        Self::with_env(server, RequestEnv::new().principal(Principal::new(principal)))
+        Self::with_env(
+            server,
+            RequestEnv::new().principal(Principal::new(principal)),
+        )
     }
 
     fn with_env(server: &Server, env: RequestEnv) -> Self {
-        let stream = duplex(server.clone(), StreamOptions { env, ..StreamOptions::default() });
+        let stream = duplex(
+            server.clone(),
+            StreamOptions {
+                env,
+                ..StreamOptions::default()
+            },
+        );
         let (r, w) = tokio::io::split(stream);
         Self {
             lines: BufReader::new(r).lines(),
@@ -178,7 +199,8 @@ impl Wire {
 
     pub async fn request(&mut self, method: &str, params: Value) -> Value {
         let id = json!(self.next_id());
-        self.send(&json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params})).await;
+        self.send(&json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}))
+            .await;
         self.response_to(&id, method).await
     }
 
@@ -187,7 +209,13 @@ impl Wire {
         self.call_with_caps(tool, args, extra, caps_all()).await
     }
 
-    pub async fn call_with_caps(&mut self, tool: &str, args: Value, extra: Value, caps: Value) -> Value {
+    pub async fn call_with_caps(
+        &mut self,
+        tool: &str,
+        args: Value,
+        extra: Value,
+        caps: Value,
+    ) -> Value {
         let mut params = json!({"name": tool, "arguments": args, "_meta": meta(caps)});
         if let Value::Object(extra) = extra {
             for (k, v) in extra {
@@ -234,5 +262,7 @@ pub fn input_required(resp: &Value) -> (Vec<String>, Option<String>) {
 }
 
 pub fn error_code(resp: &Value) -> i64 {
-    resp["error"]["code"].as_i64().unwrap_or_else(|| panic!("expected an error: {resp}"))
+    resp["error"]["code"]
+        .as_i64()
+        .unwrap_or_else(|| panic!("expected an error: {resp}"))
 }
