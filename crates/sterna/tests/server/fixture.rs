@@ -327,6 +327,48 @@ fn tools(b: ServerBuilder<StateKeys>, c: &Arc<Counters>) -> ServerBuilder<StateK
             .description("typed arguments")
             .handler(|_ctx: Context, a: AddArgs| async move { format!("{}", a.a + a.b) }),
     )
+    .tool(
+        Tool::new("typed_state")
+            .description("keeps its own typed state across rounds")
+            .handler(|ctx: Context, _: NoArgs| async move {
+                #[derive(serde::Serialize, Deserialize)]
+                struct Mine {
+                    started_at_round: u32,
+                    ticket: String,
+                }
+                let previous: Option<Mine> = ctx.state()?;
+                if previous.is_none() {
+                    ctx.set_state(&Mine {
+                        started_at_round: ctx.round(),
+                        ticket: "T-77".into(),
+                    });
+                }
+                let ok = ctx.elicit::<Confirm>("Go on?").await?.required()?;
+                let mine = previous.expect("the state of round 1 comes back in round 2");
+                Ok::<_, HandlerError>(format!(
+                    "ticket {} from round {} (ok={}) now round {}",
+                    mine.ticket,
+                    mine.started_at_round,
+                    ok.ok,
+                    ctx.round()
+                ))
+            }),
+    )
+    .prompt(
+        Prompt::new("with_completion")
+            .description("completes its argument")
+            .complete(
+                "language",
+                |_ctx: Context, req: sterna::server::CompletionRequest| async move {
+                    ["rust", "ruby", "python"]
+                        .iter()
+                        .filter(|l| l.starts_with(&req.value))
+                        .map(|l| l.to_string())
+                        .collect::<Vec<_>>()
+                },
+            )
+            .handler(|_ctx: Context, a: LangArgs| async move { format!("Write {}", a.language) }),
+    )
     .prompt(
         Prompt::new("greeting")
             .description("asks for context first")
@@ -394,4 +436,10 @@ pub fn provision_tool() -> sterna::server::ToolDef {
                 ))
             },
         )
+}
+
+#[derive(Deserialize, JsonSchema)]
+pub struct LangArgs {
+    /// A programming language.
+    pub language: String,
 }

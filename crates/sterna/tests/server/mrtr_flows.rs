@@ -357,3 +357,40 @@ async fn prompts_and_resources_ask_too() {
     assert_eq!(res["cacheScope"], "private");
     let _: Value = r;
 }
+
+#[tokio::test]
+async fn handlers_keep_typed_state_across_rounds() {
+    let (srv, _) = server();
+    let mut w = Wire::new(&srv);
+    let (keys, s) = input_required(&w.call("typed_state", json!({}), json!({})).await);
+    assert_eq!(keys, ["confirm"]);
+    let r = w
+        .call(
+            "typed_state",
+            json!({}),
+            json!({"inputResponses": {"confirm": accept(json!({"ok": true}))}, "requestState": s}),
+        )
+        .await;
+    assert_eq!(text(&r), "ticket T-77 from round 1 (ok=true) now round 2");
+}
+
+#[tokio::test]
+async fn url_elicitation_consent() {
+    let (srv, _) = server();
+    let mut w = Wire::new(&srv);
+    let r = w.call("needs_url", json!({}), json!({})).await;
+    let (keys, s) = input_required(&r);
+    assert_eq!(keys, ["url"]);
+    let q = &result(&r)["inputRequests"]["url"]["params"];
+    assert_eq!(q["mode"], "url");
+    assert_eq!(q["url"], "https://example.com/connect");
+    assert!(q.get("elicitationId").is_none(), "removed in 2026-07-28");
+    let r = w
+        .call(
+            "needs_url",
+            json!({}),
+            json!({"inputResponses": {"url": {"action": "accept"}}, "requestState": s}),
+        )
+        .await;
+    assert_eq!(text(&r), "Accepted(())");
+}

@@ -158,7 +158,7 @@ async fn tools_list_is_deterministic_and_paginated() {
             None => break,
         }
     }
-    assert_eq!(names.len(), 15);
+    assert_eq!(names.len(), 16);
     assert_eq!(names[0], "provision_database", "registration order");
     let r = w
         .request(
@@ -421,4 +421,43 @@ fn bad_registrations_fail_at_build() {
         b().tool(scalar).build(),
         Err(BuildError::Invalid { .. })
     ));
+}
+
+#[tokio::test]
+async fn completion_of_prompt_arguments() {
+    let (srv, _) = server();
+    let mut w = Wire::new(&srv);
+    let r = w
+        .request(
+            "completion/complete",
+            json!({"ref": {"type": "ref/prompt", "name": "with_completion"}, "argument": {"name": "language", "value": "ru"}, "_meta": meta(json!({}))}),
+        )
+        .await;
+    assert_eq!(result(&r)["completion"]["values"], json!(["rust", "ruby"]));
+    let r = w
+        .request(
+            "completion/complete",
+            json!({"ref": {"type": "ref/prompt", "name": "with_completion"}, "argument": {"name": "other", "value": ""}, "_meta": meta(json!({}))}),
+        )
+        .await;
+    assert_eq!(result(&r)["completion"]["values"], json!([]));
+    let r = w
+        .request(
+            "completion/complete",
+            json!({"ref": {"type": "bogus"}, "_meta": meta(json!({}))}),
+        )
+        .await;
+    assert_eq!(error_code(&r), -32602);
+    let r = w
+        .request("prompts/list", json!({"_meta": meta(json!({}))}))
+        .await;
+    let p = &result(&r)["prompts"][0];
+    assert_eq!(p["name"], "with_completion");
+    assert_eq!(p["arguments"][0]["name"], "language");
+    assert_eq!(p["arguments"][0]["required"], true);
+    assert_eq!(p["arguments"][0]["description"], "A programming language.");
+    let d = w
+        .request("server/discover", json!({"_meta": meta(json!({}))}))
+        .await;
+    assert!(result(&d)["capabilities"]["completions"].is_object());
 }
