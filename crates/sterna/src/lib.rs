@@ -1,6 +1,8 @@
 #![doc = include_str!("../docs/guide.md")]
 
 mod error;
+#[cfg(feature = "http")]
+pub mod http;
 pub mod mrtr;
 pub mod server;
 pub mod state;

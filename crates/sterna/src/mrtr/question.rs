@@ -80,6 +80,14 @@ impl<T> Elicitation<T> {
         }
     }
 
+    /// The values, if accepted, by reference (handy in `then_ask`).
+    pub fn as_accepted(&self) -> Option<&T> {
+        match self {
+            Self::Accepted(t) => Some(t),
+            _ => None,
+        }
+    }
+
     /// The values, or a tool error saying the user declined or cancelled.
     pub fn required(self) -> Result<T, crate::HandlerError> {
         match self {

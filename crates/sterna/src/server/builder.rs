@@ -1,5 +1,6 @@
 //! Building a server.
 
+use super::changes::Changes;
 use super::lists::Lists;
 use super::prompt::PromptDef;
 use super::resource::{ResourceDef, ResourceKind};
@@ -35,6 +36,7 @@ pub struct ServerBuilder<K = NeedsKeys> {
     tools: Vec<ToolDef>,
     prompts: Vec<PromptDef>,
     resources: Vec<ResourceDef>,
+    changes: Changes,
 }
 
 impl<K> std::fmt::Debug for ServerBuilder<K> {
@@ -60,6 +62,7 @@ impl ServerBuilder<NeedsKeys> {
             tools: Vec::new(),
             prompts: Vec::new(),
             resources: Vec::new(),
+            changes: Changes::default(),
         }
     }
 }
@@ -80,6 +83,7 @@ impl<K> ServerBuilder<K> {
             tools: self.tools,
             prompts: self.prompts,
             resources: self.resources,
+            changes: self.changes,
         }
     }
 
@@ -142,6 +146,12 @@ impl<K> ServerBuilder<K> {
         self
     }
 
+    /// The handle that announces changes to `subscriptions/listen` streams; clone it into
+    /// handlers that change what the server offers.
+    pub fn changes(&self) -> Changes {
+        self.changes.clone()
+    }
+
     /// Registers a tool.
     pub fn tool(mut self, tool: ToolDef) -> Self {
         self.tools.push(tool);
@@ -197,13 +207,18 @@ impl ServerBuilder<StateKeys> {
             if !valid_tool_name(&name) {
                 return Err(BuildError::InvalidName(name));
             }
-            let schema = def.input_schema.map_err(|reason| BuildError::Invalid {
+            let mut schema = def.input_schema.map_err(|reason| BuildError::Invalid {
                 name: name.clone(),
                 reason,
             })?;
             if tools.contains_key(&name) {
                 return Err(BuildError::Duplicate { kind: "tool", name });
             }
+            let headers =
+                super::tool::header_params(&mut schema).map_err(|reason| BuildError::Invalid {
+                    name: name.clone(),
+                    reason,
+                })?;
             tool_list.push(sterna_types::tools::Tool {
                 name: name.clone(),
                 title: def.tool.title.clone(),
@@ -219,6 +234,7 @@ impl ServerBuilder<StateKeys> {
                 ToolEntry {
                     handler: def.handler,
                     single_use: def.tool.single_use,
+                    headers,
                 },
             );
         }
@@ -332,6 +348,8 @@ impl ServerBuilder<StateKeys> {
                 lists,
                 cache: self.cache,
                 completions,
+                changes: self.changes,
+                closing: tokio_util::sync::CancellationToken::new(),
             }),
         })
     }

@@ -119,6 +119,7 @@ pub(crate) struct Inner {
     pub(crate) prev_app: Option<Vec<u8>>,
     pub(crate) next_app: Mutex<Option<Vec<u8>>>,
     pub(crate) resolver: Mutex<Option<Resolver>>,
+    pub(crate) changes: super::Changes,
 }
 
 impl fmt::Debug for Context {
@@ -193,6 +194,11 @@ impl Context {
     /// The authenticated caller.
     pub fn principal(&self) -> &Principal {
         &self.inner.principal
+    }
+
+    /// Announces list and resource changes to `subscriptions/listen` streams.
+    pub fn changes(&self) -> &super::Changes {
+        &self.inner.changes
     }
 
     /// Which round of an MRTR flow this is: 1 for the first call, 2 for the first retry …

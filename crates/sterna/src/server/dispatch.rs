@@ -81,7 +81,7 @@ fn invalid(msg: impl Into<String>) -> ErrorObject {
     ErrorObject::invalid_params(msg)
 }
 
-/// Reads and checks `params._meta`: present, well formed, a supported version.
+/// Reads `params._meta`: present and well formed (`-32602` otherwise).
 pub(crate) fn read_meta(params: Option<&RawValue>) -> Result<RequestMeta, ErrorObject> {
     let params =
         params.ok_or_else(|| invalid("Missing params: every request carries params._meta"))?;
@@ -93,15 +93,19 @@ pub(crate) fn read_meta(params: Option<&RawValue>) -> Result<RequestMeta, ErrorO
     let raw = only.meta.ok_or_else(|| {
         invalid("Missing params._meta (protocolVersion and clientCapabilities are required)")
     })?;
-    let meta: RequestMeta = serde_json::from_str(raw.get())
-        .map_err(|e| invalid(format!("Invalid params._meta: {e}")))?;
-    if !sterna_types::version::is_modern(&meta.protocol_version) {
-        return Err(ErrorObject::unsupported_version(
+    serde_json::from_str(raw.get()).map_err(|e| invalid(format!("Invalid params._meta: {e}")))
+}
+
+/// Checks that the request's protocol version is served (`-32022` otherwise).
+pub(crate) fn check_version(meta: &RequestMeta) -> Result<(), ErrorObject> {
+    if sterna_types::version::is_modern(&meta.protocol_version) {
+        Ok(())
+    } else {
+        Err(ErrorObject::unsupported_version(
             sterna_types::version::MODERN_VERSIONS,
             &meta.protocol_version,
-        ));
+        ))
     }
-    Ok(meta)
 }
 
 #[derive(Deserialize)]
@@ -143,13 +147,13 @@ struct ReadParams<'a> {
     request_state: Option<String>,
 }
 
-fn params<'a, T: Deserialize<'a>>(raw: Option<&'a RawValue>) -> Result<T, ErrorObject> {
+pub(crate) fn params<'a, T: Deserialize<'a>>(raw: Option<&'a RawValue>) -> Result<T, ErrorObject> {
     let raw = raw.ok_or_else(|| invalid("Missing params"))?;
     serde_json::from_str(raw.get()).map_err(|e| invalid(format!("Invalid params: {e}")))
 }
 
 /// Methods 2026-07-28 removed, answered `-32601` with a pointer to `server/discover`.
-const REMOVED: &[&str] = &[
+pub(crate) const REMOVED: &[&str] = &[
     "initialize",
     "ping",
     "logging/setLevel",
@@ -196,10 +200,23 @@ impl Server {
         if REMOVED.contains(&method) {
             return Some(Response::error(Some(id), removed(method)));
         }
-        let meta = match read_meta(params) {
+        let meta = match read_meta(params).and_then(|m| check_version(&m).map(|()| m)) {
             Ok(m) => m,
             Err(e) => return Some(Response::error(Some(id), e)),
         };
+        self.dispatch(id, method, params, meta, env).await
+    }
+
+    /// Handles a request whose `_meta` was read and checked (transports that validate
+    /// headers against `_meta` in between call this).
+    pub(crate) async fn dispatch(
+        &self,
+        id: RequestId,
+        method: &str,
+        params: Option<&RawValue>,
+        meta: RequestMeta,
+        env: RequestEnv,
+    ) -> Option<Response> {
         let lists = &self.inner.lists;
         let body = match method {
             "server/discover" => Ok(lists.discover.clone()),
@@ -219,6 +236,8 @@ impl Server {
             "completion/complete" if self.inner.completions => {
                 return self.complete(id, meta, params, env).await;
             }
+            "subscriptions/listen" => return super::listen::listen(self, id, params, env).await,
+            m if REMOVED.contains(&m) => Err(removed(m)),
             m => Err(ErrorObject::method_not_found(m)),
         };
         Some(Response { id: Some(id), body })
@@ -422,6 +441,7 @@ impl Server {
             prev_app: None,
             next_app: Mutex::new(None),
             resolver: Mutex::new(None),
+            changes: self.inner.changes.clone(),
         });
         let completion = match completer {
             None => Ok(Default::default()),
@@ -454,7 +474,7 @@ impl Server {
     }
 }
 
-fn removed(method: &str) -> ErrorObject {
+pub(crate) fn removed(method: &str) -> ErrorObject {
     ErrorObject::new(
         ErrorCode::METHOD_NOT_FOUND,
         format!(

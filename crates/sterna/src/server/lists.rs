@@ -156,11 +156,15 @@ impl Lists {
             )
         });
         let capabilities = ServerCapabilities {
-            tools: has_tools.then(ListChangedCapability::default),
-            prompts: has_prompts.then(ListChangedCapability::default),
+            tools: has_tools.then_some(ListChangedCapability {
+                list_changed: Some(true),
+            }),
+            prompts: has_prompts.then_some(ListChangedCapability {
+                list_changed: Some(true),
+            }),
             resources: has_resources.then_some(ResourcesCapability {
-                subscribe: None,
-                list_changed: None,
+                subscribe: Some(true),
+                list_changed: Some(true),
             }),
             completions: completions.then(Default::default),
             ..ServerCapabilities::default()

@@ -2,10 +2,12 @@
 //! shared by every request, independent of the transport.
 
 mod builder;
+mod changes;
 mod completion;
 mod context;
-mod dispatch;
+pub(crate) mod dispatch;
 mod handler;
+mod listen;
 mod lists;
 mod prompt;
 mod resource;
@@ -14,6 +16,7 @@ mod tool;
 mod uri_template;
 
 pub use builder::{NeedsKeys, ServerBuilder};
+pub use changes::{Change, Changes};
 pub use completion::{CompletionRequest, IntoCompletion};
 pub use context::{Context, Notifier, Principal, RequestEnv};
 pub use dispatch::Response;
@@ -22,7 +25,7 @@ pub use handler::{
 };
 pub use prompt::{AskingPrompt, Prompt, PromptDef};
 pub use resource::{AskingResource, Resource, ResourceDef, ResourceTemplate};
-pub use tool::{Asking, Tool, ToolDef};
+pub use tool::{Asking, ParamKind, Tool, ToolDef};
 
 use crate::state::StateConfig;
 use std::collections::HashMap;
@@ -57,6 +60,7 @@ impl std::fmt::Debug for Server {
 pub(crate) struct ToolEntry {
     pub(crate) handler: Arc<dyn tool::ErasedTool>,
     pub(crate) single_use: bool,
+    pub(crate) headers: Vec<tool::HeaderParam>,
 }
 
 pub(crate) struct PromptEntry {
@@ -87,6 +91,8 @@ pub(crate) struct Inner {
     pub(crate) lists: lists::Lists,
     pub(crate) cache: (Duration, CacheScope),
     pub(crate) completions: bool,
+    pub(crate) changes: Changes,
+    pub(crate) closing: tokio_util::sync::CancellationToken,
 }
 
 impl Server {
@@ -102,6 +108,31 @@ impl Server {
     /// The server's self-description.
     pub fn info(&self) -> &Implementation {
         &self.inner.info
+    }
+
+    /// The handle that announces list and resource changes to `subscriptions/listen`
+    /// streams.
+    pub fn changes(&self) -> &Changes {
+        &self.inner.changes
+    }
+
+    /// Ends every open `subscriptions/listen` stream gracefully (each gets its closing
+    /// result). Called by the HTTP server's graceful shutdown.
+    pub fn close_subscriptions(&self) {
+        self.inner.closing.cancel();
+    }
+
+    /// The `Mcp-Param-*` headers a tool's arguments are mirrored into
+    /// (`x-mcp-header` annotations): `(header name, argument path)`.
+    pub fn tool_header_params(
+        &self,
+        tool: &str,
+    ) -> Option<impl Iterator<Item = (&str, &[String], tool::ParamKind)>> {
+        self.inner.tools.get(tool).map(|t| {
+            t.headers
+                .iter()
+                .map(|h| (h.name.as_str(), h.path.as_slice(), h.kind))
+        })
     }
 
     /// The protocol revisions served.

@@ -283,6 +283,7 @@ impl<'s, 'a> Round<'s, 'a> {
             prev_app,
             next_app: Mutex::new(None),
             resolver: Mutex::new(Some(resolver)),
+            changes: inner.changes.clone(),
         });
         let fut = match start(ctx.clone()) {
             Ok(f) => f,

@@ -34,6 +34,7 @@ pub struct Tool {
     pub(crate) icons: Option<Vec<Icon>>,
     pub(crate) meta: Option<Map<String, Value>>,
     pub(crate) single_use: bool,
+    pub(crate) schema: Option<Map<String, Value>>,
 }
 
 /// A tool with its handler, ready for [`ServerBuilder::tool`](crate::server::ServerBuilder::tool).
@@ -60,7 +61,16 @@ impl Tool {
             icons: None,
             meta: None,
             single_use: false,
+            schema: None,
         }
+    }
+
+    /// Publishes this `inputSchema` instead of the one derived from the arguments type
+    /// (for schemas Rust types cannot express; take `serde_json::Map` as arguments, or a
+    /// type that decodes what the schema allows). Its root must be `type: object`.
+    pub fn input_schema(mut self, schema: Map<String, Value>) -> Self {
+        self.schema = Some(schema);
+        self
     }
 
     /// What the tool does, for the model.
@@ -109,9 +119,14 @@ impl Tool {
         H: Handler<A, R>,
         R: IntoToolResult + 'static,
     {
+        let input_schema = match &self.schema {
+            Some(s) if s.get("type").and_then(Value::as_str) == Some("object") => Ok(s.clone()),
+            Some(_) => Err("an input schema's root must be `type: object`".to_owned()),
+            None => input_schema::<A>(),
+        };
         ToolDef {
             tool: self,
-            input_schema: input_schema::<A>(),
+            input_schema,
             handler: Arc::new(Typed {
                 handler,
                 _p: PhantomData,
@@ -282,4 +297,117 @@ pub(crate) fn input_schema<A: JsonSchema>() -> Result<Map<String, Value>, String
         return Err("tool arguments must be a struct (JSON object)".into());
     }
     Ok(obj)
+}
+
+/// The JSON type of an argument mirrored into an `Mcp-Param-*` header.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ParamKind {
+    /// A string (compared exactly, after Base64-sentinel decoding).
+    String,
+    /// An integer (compared numerically).
+    Integer,
+    /// A boolean (`true` / `false`).
+    Boolean,
+}
+
+/// An argument mirrored into a header (`x-mcp-header`).
+#[derive(Debug, Clone)]
+pub(crate) struct HeaderParam {
+    pub(crate) name: String,
+    pub(crate) path: Vec<String>,
+    pub(crate) kind: ParamKind,
+}
+
+fn is_token(s: &str) -> bool {
+    !s.is_empty()
+        && s.bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b"!#$%&'*+-.^_`|~".contains(&b))
+}
+
+/// Finds the `x-mcp-header` annotations of an input schema. They must sit on a property
+/// reached through `properties` only, name an RFC 9110 token unique ignoring case, and
+/// annotate a string, integer or boolean. A nullable type (`["boolean", "null"]`, from an
+/// `Option`) is published as the plain type: an absent argument sends no header anyway.
+pub(crate) fn header_params(schema: &mut Map<String, Value>) -> Result<Vec<HeaderParam>, String> {
+    let mut found = Vec::new();
+    walk(schema, &mut Vec::new(), true, &mut found)?;
+    let mut seen: Vec<String> = Vec::new();
+    for h in &found {
+        let lower = h.name.to_ascii_lowercase();
+        if seen.contains(&lower) {
+            return Err(format!("x-mcp-header {:?} is used twice", h.name));
+        }
+        seen.push(lower);
+    }
+    Ok(found)
+}
+
+fn walk(
+    obj: &mut Map<String, Value>,
+    path: &mut Vec<String>,
+    reachable: bool,
+    found: &mut Vec<HeaderParam>,
+) -> Result<(), String> {
+    if let Some(v) = obj.get("x-mcp-header") {
+        let at = format!("/{}", path.join("/"));
+        if !reachable || path.is_empty() {
+            return Err(format!(
+                "x-mcp-header at {at} is not on a property reached through `properties`"
+            ));
+        }
+        let name = v
+            .as_str()
+            .filter(|n| is_token(n))
+            .ok_or_else(|| format!("x-mcp-header at {at} must be a non-empty HTTP token"))?;
+        let single = match obj.get("type") {
+            Some(Value::String(t)) => Some(t.clone()),
+            Some(Value::Array(ts)) => {
+                match ts.iter().filter(|t| *t != "null").collect::<Vec<_>>()[..] {
+                    [Value::String(t)] => Some(t.clone()),
+                    _ => None,
+                }
+            }
+            _ => None,
+        };
+        let kind = match single.as_deref() {
+            Some("string") => ParamKind::String,
+            Some("integer") => ParamKind::Integer,
+            Some("boolean") => ParamKind::Boolean,
+            _ => {
+                return Err(format!(
+                    "x-mcp-header at {at} must annotate a string, integer or boolean"
+                ));
+            }
+        };
+        let name = name.to_owned();
+        obj.insert("type".into(), Value::String(single.unwrap_or_default()));
+        found.push(HeaderParam {
+            name,
+            path: path.clone(),
+            kind,
+        });
+    }
+    for (key, value) in obj.iter_mut() {
+        match (key.as_str(), value) {
+            ("properties", Value::Object(props)) => {
+                for (name, prop) in props.iter_mut() {
+                    if let Value::Object(p) = prop {
+                        path.push(name.clone());
+                        walk(p, path, reachable, found)?;
+                        path.pop();
+                    }
+                }
+            }
+            (_, Value::Object(o)) => walk(o, path, false, found)?,
+            (_, Value::Array(items)) => {
+                for item in items.iter_mut() {
+                    if let Value::Object(o) = item {
+                        walk(o, path, false, found)?;
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+    Ok(())
 }

@@ -1,0 +1,28 @@
+//! Streamable HTTP, as 2026-07-28 defines it: one endpoint, POST only, stateless.
+//!
+//! * [`McpService`] is a `tower::Service` answering MCP POSTs; mount it in an axum
+//!   `Router` with `route_service("/mcp", service)`, or serve it in one call with
+//!   [`HttpServer`].
+//! * Each request gets a JSON response, or an SSE stream when its handler emits progress
+//!   or log notifications before the result (the result ends the stream).
+//! * Headers are validated against the body in the order the conformance suite expects:
+//!   `MCP-Protocol-Version` present (`-32020`), `_meta` well formed (`-32602`), the header
+//!   equal to `_meta` (`-32020`), the version served (`-32022`), then `Mcp-Method`,
+//!   `Mcp-Name` and `Mcp-Param-*` (`-32020`); all with HTTP 400. Unknown methods are 404.
+//! * A client that disconnects cancels its request; `Mcp-Session-Id` is ignored.
+//! * [`AuthLayer`] turns credentials into the [`Principal`](crate::server::Principal)
+//!   every `requestState` is bound to.
+
+mod auth;
+mod body;
+mod config;
+mod headers;
+mod serve;
+mod service;
+
+pub use auth::{AuthError, AuthLayer, AuthService, Authenticator, BearerTokens};
+pub use body::McpBody;
+pub use config::{HttpConfig, OriginPolicy};
+pub use headers::{decode_header_value, encode_header_value};
+pub use serve::HttpServer;
+pub use service::McpService;
