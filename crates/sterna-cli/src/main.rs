@@ -2,7 +2,7 @@
 //!
 //! ```text
 //! sterna demo [--region eu-west-1|us-east-1] [--name orders]
-//! sterna serve                  # the demo server on stdio
+//! sterna serve [--http ADDR]     # the demo server on stdio, or over HTTP
 //! sterna keygen                 # a new requestState key (base64)
 //! ```
 
@@ -16,8 +16,9 @@ const USAGE: &str = "usage:
   sterna demo [--region eu-west-1|us-east-1] [--name NAME]
       start the demo server over stdio and complete provision_database through MRTR,
       asking the region in the terminal (or taking --region when not interactive)
-  sterna serve
-      run the demo server on stdio (keys from STERNA_STATE_KEYS, else an ephemeral key)
+  sterna serve [--http 127.0.0.1:3000]
+      run the demo server on stdio, or over Streamable HTTP at http://ADDR/mcp
+      (keys from STERNA_STATE_KEYS, else an ephemeral key)
   sterna keygen
       print a new random requestState key (base64) for STERNA_STATE_KEYS";
 
@@ -41,6 +42,33 @@ pub(crate) fn keys_from_env() -> Result<StateKeys, String> {
     }
 }
 
+async fn serve(args: &[String]) -> Result<(), String> {
+    let server = demo_server::build(keys_from_env()?);
+    match args {
+        [] => sterna::transport::serve_stdio(server)
+            .await
+            .map_err(|e| format!("stdio: {e}")),
+        [flag, addr] if flag == "--http" => {
+            let addr: std::net::SocketAddr = addr.parse().map_err(|e| format!("--http {addr}: {e}"))?;
+            let listener = tokio::net::TcpListener::bind(addr)
+                .await
+                .map_err(|e| format!("bind {addr}: {e}"))?;
+            let local = listener.local_addr().map_err(|e| e.to_string())?;
+            println!("listening on http://{local}/mcp");
+            use std::io::Write;
+            let _ = std::io::stdout().flush();
+            let shutdown = async {
+                let _ = tokio::signal::ctrl_c().await;
+            };
+            sterna::http::HttpServer::new(server)
+                .serve_with_shutdown(listener, shutdown)
+                .await
+                .map_err(|e| format!("http: {e}"))
+        }
+        _ => Err(USAGE.to_owned()),
+    }
+}
+
 fn main() -> ExitCode {
     init_logs();
     let args: Vec<String> = std::env::args().skip(1).collect();
@@ -52,12 +80,7 @@ fn main() -> ExitCode {
         }
     };
     let result = match args.first().map(String::as_str) {
-        Some("serve") => runtime.block_on(async {
-            let server = demo_server::build(keys_from_env()?);
-            sterna::transport::serve_stdio(server)
-                .await
-                .map_err(|e| format!("stdio: {e}"))
-        }),
+        Some("serve") => runtime.block_on(serve(&args[1..])),
         Some("demo") => runtime.block_on(demo_client::run(&args[1..])),
         Some("keygen") => {
             println!("{}", StateKeys::generate_base64());

@@ -1,0 +1,59 @@
+#!/usr/bin/env python3
+"""Checks a conformance results directory against the frozen requirements of 2026-07-28.
+
+usage: conformance_check.py REQUIREMENTS_YAML server|client RESULTS_DIR [SCENARIO ...]
+
+Every scored scenario of the section (or the scenarios named) must have run, with no
+FAILURE and no WARNING check. Prints a table and a one-line summary; exits 1 otherwise.
+"""
+import json, pathlib, re, sys
+
+def scored(yaml_path, section):
+    names, current = [], None
+    for line in pathlib.Path(yaml_path).read_text().splitlines():
+        if re.match(r"^[a-z_]+:", line):
+            current = line.split(":")[0]
+            continue
+        m = re.match(r"^  - ([A-Za-z0-9_./-]+)\s*(#.*)?$", line)
+        if m and current == section:
+            names.append(m.group(1))
+    return names
+
+def results(root):
+    out = {}
+    for f in sorted(pathlib.Path(root).rglob("checks.json")):
+        rel = f.parent.relative_to(root).as_posix()
+        name = re.sub(r"^server-", "", re.sub(r"-\d{4}-\d\d-\d\dT[\d-]+Z$", "", rel))
+        counts = {}
+        bad = []
+        for c in json.loads(f.read_text()):
+            counts[c["status"]] = counts.get(c["status"], 0) + 1
+            if c["status"] in ("FAILURE", "WARNING"):
+                bad.append(f'{c["id"]}: {c["status"]} {c.get("errorMessage") or ""}'.strip())
+        out[name] = (counts, bad)
+    return out
+
+def main():
+    yaml_path, section, root, *only = sys.argv[1:]
+    wanted = only or scored(yaml_path, section)
+    got = results(root)
+    failed = 0
+    warnings = 0
+    for name in wanted:
+        if name not in got:
+            print(f"  MISSING  {name}")
+            failed += 1
+            continue
+        counts, bad = got[name]
+        w = counts.get("WARNING", 0)
+        f = counts.get("FAILURE", 0)
+        warnings += w
+        ok = f == 0 and w == 0
+        failed += 0 if ok else 1
+        print(f'  {"pass" if ok else "FAIL"}  {name}: {counts.get("SUCCESS", 0)} passed, {f} failed, {w} warnings')
+        for b in bad:
+            print(f"          {b}")
+    print(f"{section}: {len(wanted) - failed}/{len(wanted)} scored scenarios passed, {warnings} warnings")
+    sys.exit(1 if failed else 0)
+
+main()
