@@ -49,7 +49,8 @@ async fn serve(args: &[String]) -> Result<(), String> {
             .await
             .map_err(|e| format!("stdio: {e}")),
         [flag, addr] if flag == "--http" => {
-            let addr: std::net::SocketAddr = addr.parse().map_err(|e| format!("--http {addr}: {e}"))?;
+            let addr: std::net::SocketAddr =
+                addr.parse().map_err(|e| format!("--http {addr}: {e}"))?;
             let listener = tokio::net::TcpListener::bind(addr)
                 .await
                 .map_err(|e| format!("bind {addr}: {e}"))?;

@@ -42,6 +42,8 @@ impl McpBody {
         Self(Kind::Full(None))
     }
 
+    /// A stream that starts with `first`, carries what `notifications` yields, and ends
+    /// with what `fin` produces.
     pub(crate) fn sse(
         first: Vec<u8>,
         notifications: mpsc::Receiver<Vec<u8>>,
@@ -57,6 +59,18 @@ impl McpBody {
             keep_alive,
             idle: Box::pin(tokio::time::sleep(keep_alive)),
             done: false,
+        })))
+    }
+
+    /// A stream of messages already known (notifications, then the response).
+    pub(crate) fn sse_done(messages: Vec<Vec<u8>>, keep_alive: Duration) -> Self {
+        Self(Kind::Sse(Box::new(SseStream {
+            notifications: None,
+            fin: None,
+            queued: messages.iter().map(|m| event(m)).collect(),
+            keep_alive,
+            idle: Box::pin(tokio::time::sleep(keep_alive)),
+            done: true,
         })))
     }
 }
@@ -98,22 +112,27 @@ impl SseStream {
                     Poll::Pending => {}
                 }
             }
-            if let Some(fin) = &mut self.fin {
-                if let Poll::Ready(last) = fin.as_mut().poll(cx) {
-                    self.fin = None;
-                    // Notifications sent before the response come first.
-                    if let Some(rx) = &mut self.notifications {
-                        while let Ok(n) = rx.try_recv() {
-                            self.queued.push_back(event(&n));
-                        }
+            let finished = match &mut self.fin {
+                Some(fin) => match fin.as_mut().poll(cx) {
+                    Poll::Ready(last) => Some(last),
+                    Poll::Pending => None,
+                },
+                None => None,
+            };
+            if let Some(last) = finished {
+                self.fin = None;
+                // Notifications sent before the response come first.
+                if let Some(rx) = &mut self.notifications {
+                    while let Ok(n) = rx.try_recv() {
+                        self.queued.push_back(event(&n));
                     }
-                    self.notifications = None;
-                    if let Some(last) = last {
-                        self.queued.push_back(event(&last));
-                    }
-                    self.done = true;
-                    continue;
                 }
+                self.notifications = None;
+                if let Some(last) = last {
+                    self.queued.push_back(event(&last));
+                }
+                self.done = true;
+                continue;
             }
             if self.idle.as_mut().poll(cx).is_ready() {
                 self.queued

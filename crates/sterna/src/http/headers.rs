@@ -14,12 +14,12 @@ use sterna_types::error::ErrorObject;
 /// Encodes a header value: as is when it is printable ASCII without leading or trailing
 /// whitespace (and does not look like the sentinel), else `=?base64?<UTF-8 in base64>?=`.
 pub fn encode_header_value(value: &str) -> Cow<'_, str> {
-    let plain = !value.is_empty()
-        && value.bytes().all(|b| (0x20..0x7f).contains(&b))
+    let sentinel = value.starts_with("=?base64?") && value.ends_with("?=");
+    let plain = value.bytes().all(|b| (0x20..0x7f).contains(&b))
         && !value.starts_with([' ', '\t'])
         && !value.ends_with([' ', '\t'])
-        && !(value.starts_with("=?base64?") && value.ends_with("?="));
-    if plain || value.is_empty() {
+        && !sentinel;
+    if plain {
         Cow::Borrowed(value)
     } else {
         Cow::Owned(format!("=?base64?{}?=", STANDARD.encode(value)))
@@ -119,18 +119,20 @@ pub(crate) fn check(
             }
         }
     }
-    if method == "tools/call" {
-        if let Some(params) = named
-            .name
-            .as_deref()
-            .and_then(|n| server.tool_header_params(n))
-        {
-            let args: Option<Value> = named
-                .arguments
-                .and_then(|a| serde_json::from_str(a.get()).ok());
-            for (name, path, kind) in params {
-                check_param(headers, name, path, kind, args.as_ref())?;
-            }
+    let mirrored = (method == "tools/call")
+        .then(|| {
+            named
+                .name
+                .as_deref()
+                .and_then(|n| server.tool_header_params(n))
+        })
+        .flatten();
+    if let Some(params) = mirrored {
+        let args: Option<Value> = named
+            .arguments
+            .and_then(|a| serde_json::from_str(a.get()).ok());
+        for (name, path, kind) in params {
+            check_param(headers, name, path, kind, args.as_ref())?;
         }
     }
     Ok(())

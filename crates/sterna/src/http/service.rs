@@ -309,11 +309,21 @@ impl Shared {
             tokio::select! {
                 biased;
                 done = &mut work => {
-                    return match done {
-                        Done::Cancelled => plain(StatusCode::NO_CONTENT),
-                        Done::TimedOut(r) => json(StatusCode::GATEWAY_TIMEOUT, r.to_bytes()),
-                        Done::Response(r) => json(status_of(r.error_code()), r.to_bytes()),
+                    let (status, last) = match done {
+                        Done::Cancelled => return plain(StatusCode::NO_CONTENT),
+                        Done::TimedOut(r) => (StatusCode::GATEWAY_TIMEOUT, r.to_bytes()),
+                        Done::Response(r) => (status_of(r.error_code()), r.to_bytes()),
                     };
+                    // Notifications sent just before the result still go out first.
+                    let mut pending = Vec::new();
+                    while let Ok(n) = notifications.try_recv() {
+                        pending.push(n);
+                    }
+                    if pending.is_empty() || !sse_ok || status != StatusCode::OK {
+                        return json(status, last);
+                    }
+                    pending.push(last);
+                    return sse_response(McpBody::sse_done(pending, self.config.keep_alive));
                 }
                 next = notifications.recv(), if open => {
                     // A client that takes only JSON gets no notifications.
@@ -330,16 +340,20 @@ impl Shared {
                             Done::TimedOut(r) | Done::Response(r) => Some(r.to_bytes()),
                         }
                     });
-                    let mut r = Response::new(McpBody::sse(first, notifications, fin, self.config.keep_alive));
-                    let h = r.headers_mut();
-                    h.insert(CONTENT_TYPE, HeaderValue::from_static("text/event-stream"));
-                    h.insert("cache-control", HeaderValue::from_static("no-cache"));
-                    h.insert("x-accel-buffering", HeaderValue::from_static("no"));
-                    return r;
+                    return sse_response(McpBody::sse(first, notifications, fin, self.config.keep_alive));
                 }
             }
         }
     }
+}
+
+fn sse_response(body: McpBody) -> Response<McpBody> {
+    let mut r = Response::new(body);
+    let h = r.headers_mut();
+    h.insert(CONTENT_TYPE, HeaderValue::from_static("text/event-stream"));
+    h.insert("cache-control", HeaderValue::from_static("no-cache"));
+    h.insert("x-accel-buffering", HeaderValue::from_static("no"));
+    r
 }
 
 /// How a request ended.

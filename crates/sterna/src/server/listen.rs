@@ -40,7 +40,7 @@ fn encode(id: &RequestId, change: &Change) -> Vec<u8> {
         subscription_id: Some(id.clone()),
         ..NotificationMeta::default()
     });
-    let bytes = match change {
+    match change {
         Change::ToolsListChanged => notification(
             "notifications/tools/list_changed",
             &NotificationParams { meta },
@@ -60,8 +60,7 @@ fn encode(id: &RequestId, change: &Change) -> Vec<u8> {
                 meta,
             },
         ),
-    };
-    bytes
+    }
 }
 
 fn notification<P: serde::Serialize>(method: &str, params: &P) -> Vec<u8> {

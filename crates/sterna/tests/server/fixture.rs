@@ -323,6 +323,21 @@ fn tools(b: ServerBuilder<StateKeys>, c: &Arc<Counters>) -> ServerBuilder<StateK
             }),
     )
     .tool(
+        Tool::new("mirrored")
+            .description("arguments mirrored into Mcp-Param-* headers")
+            .handler(|_ctx: Context, a: Mirrored| async move {
+                format!("{} {:?} {:?}", a.region, a.limit, a.verbose)
+            }),
+    )
+    .tool(
+        Tool::new("announce")
+            .description("announces a tool list change")
+            .handler(|ctx: Context, _: NoArgs| async move {
+                ctx.changes().tools_list_changed();
+                "announced"
+            }),
+    )
+    .tool(
         Tool::new("add")
             .description("typed arguments")
             .handler(|_ctx: Context, a: AddArgs| async move { format!("{}", a.a + a.b) }),
@@ -442,4 +457,14 @@ pub fn provision_tool() -> sterna::server::ToolDef {
 pub struct LangArgs {
     /// A programming language.
     pub language: String,
+}
+
+#[derive(Deserialize, JsonSchema)]
+pub struct Mirrored {
+    #[schemars(extend("x-mcp-header" = "Region"))]
+    pub region: String,
+    #[schemars(extend("x-mcp-header" = "Limit"))]
+    pub limit: Option<i64>,
+    #[schemars(extend("x-mcp-header" = "Verbose"))]
+    pub verbose: Option<bool>,
 }

@@ -1,0 +1,11 @@
+//! The Streamable HTTP endpoint over real TCP on 127.0.0.1: every status and error path.
+
+#![allow(unreachable_pub, missing_docs, dead_code)]
+
+mod client;
+#[path = "../server/fixture.rs"]
+mod fixture;
+
+mod auth;
+mod endpoint;
+mod streams;
