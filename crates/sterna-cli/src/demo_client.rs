@@ -1,206 +1,212 @@
-//! The demo client: starts `sterna serve` as a child process and completes
-//! `provision_database` over stdio, one MRTR round at a time, printing each leg.
+//! The demo client: sterna's own client completes `provision_database` against the demo
+//! server — over stdio (a child `sterna serve`) or Streamable HTTP (`--http`) — answering
+//! the server's questions in the terminal, or from `--region` when not interactive.
 
-use serde_json::{Value, json};
+use serde_json::{Map, Value, json};
+use std::collections::HashMap;
 use std::io::{IsTerminal, Write};
-use std::process::Stdio;
-use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
-use tokio::process::{Child, ChildStdin, ChildStdout, Command};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU32, Ordering};
+use sterna::client::{Call, Client, Step};
+use sterna::types::elicitation::{ElicitFormParams, ElicitResult, PrimitiveSchema};
 
 struct Options {
-    region: Option<String>,
+    presets: HashMap<String, String>,
     name: String,
+    http: bool,
 }
 
 fn parse(args: &[String]) -> Result<Options, String> {
     let mut o = Options {
-        region: None,
+        presets: HashMap::new(),
         name: "orders".into(),
+        http: false,
     };
     let mut it = args.iter();
     while let Some(a) = it.next() {
         match a.as_str() {
-            "--region" => o.region = Some(it.next().ok_or("--region needs a value")?.clone()),
+            "--region" => {
+                let v = it.next().ok_or("--region needs a value")?;
+                o.presets.insert("region".into(), v.clone());
+            }
             "--name" => o.name = it.next().ok_or("--name needs a value")?.clone(),
+            "--http" => o.http = true,
             other => return Err(format!("unknown option {other}")),
         }
     }
     Ok(o)
 }
 
-struct Peer {
-    child: Child,
-    stdin: ChildStdin,
-    stdout: tokio::io::Lines<BufReader<ChildStdout>>,
+fn choices(field: &PrimitiveSchema) -> Vec<String> {
+    match field {
+        PrimitiveSchema::SingleSelect(s) => {
+            s.options.values().into_iter().map(str::to_owned).collect()
+        }
+        _ => Vec::new(),
+    }
 }
 
-impl Peer {
-    async fn call(&mut self, request: &Value) -> Result<Value, String> {
-        let mut line = serde_json::to_vec(request).map_err(|e| e.to_string())?;
-        line.push(b'\n');
-        self.stdin
-            .write_all(&line)
-            .await
-            .map_err(|e| e.to_string())?;
-        self.stdin.flush().await.map_err(|e| e.to_string())?;
-        loop {
-            let line = self
-                .stdout
-                .next_line()
-                .await
-                .map_err(|e| e.to_string())?
-                .ok_or("the server closed its output")?;
-            let msg: Value =
-                serde_json::from_str(&line).map_err(|e| format!("bad JSON from server: {e}"))?;
-            if msg.get("id") == request.get("id") {
-                return Ok(msg);
+/// Fills a form field by field: from a preset, from the terminal, or (not interactive)
+/// from the field's default or first option.
+fn fill(
+    form: &ElicitFormParams,
+    presets: &HashMap<String, String>,
+) -> Result<ElicitResult, String> {
+    println!("  ? {}", form.message);
+    let interactive = std::io::stdin().is_terminal();
+    let mut content = Map::new();
+    for (name, field) in &form.requested_schema.properties {
+        let options = choices(field);
+        let shown = if options.is_empty() {
+            String::new()
+        } else {
+            format!(" [{}]", options.join(", "))
+        };
+        let answer = if let Some(v) = presets.get(name) {
+            println!("    {name}{shown} → {v} (given)");
+            v.clone()
+        } else if interactive {
+            loop {
+                print!("    {name}{shown}: ");
+                std::io::stdout().flush().map_err(|e| e.to_string())?;
+                let mut line = String::new();
+                std::io::stdin()
+                    .read_line(&mut line)
+                    .map_err(|e| e.to_string())?;
+                let v = line.trim().to_owned();
+                if v.is_empty() && !form.requested_schema.is_required(name) {
+                    break String::new();
+                }
+                if options.is_empty() || options.contains(&v) {
+                    break v;
+                }
+                println!("    please type one of: {}", options.join(", "));
             }
+        } else {
+            let v = options.first().cloned().unwrap_or_default();
+            println!("    {name}{shown} → {v} (not a terminal: first option)");
+            v
+        };
+        if answer.is_empty() {
+            continue;
         }
+        let value = match field {
+            PrimitiveSchema::Boolean(_) => {
+                Value::Bool(matches!(answer.as_str(), "y" | "yes" | "true"))
+            }
+            PrimitiveSchema::Number(_) => answer
+                .parse::<f64>()
+                .map(|n| json!(n))
+                .unwrap_or(Value::String(answer)),
+            _ => Value::String(answer),
+        };
+        content.insert(name.clone(), value);
     }
-}
-
-fn meta() -> Value {
-    json!({
-        "io.modelcontextprotocol/protocolVersion": "2026-07-28",
-        "io.modelcontextprotocol/clientCapabilities": {"elicitation": {"form": {}}},
-        "io.modelcontextprotocol/clientInfo": {"name": "sterna-demo-client", "version": env!("CARGO_PKG_VERSION")},
-    })
-}
-
-fn ask_region(question: &Value, preset: Option<&str>) -> Result<String, String> {
-    let message = question["params"]["message"]
-        .as_str()
-        .unwrap_or("Which region?");
-    let field = &question["params"]["requestedSchema"]["properties"]["region"];
-    let options: Vec<String> = match (field["enum"].as_array(), field["oneOf"].as_array()) {
-        (Some(values), _) => values
-            .iter()
-            .filter_map(|v| v.as_str().map(str::to_owned))
-            .collect(),
-        (None, Some(titled)) => titled
-            .iter()
-            .filter_map(|v| v["const"].as_str().map(str::to_owned))
-            .collect(),
-        (None, None) => Vec::new(),
-    };
-    if let Some(r) = preset {
-        println!(
-            "  ? {message} [{}] → {r} (from --region)",
-            options.join(", ")
-        );
-        return Ok(r.to_owned());
-    }
-    if !std::io::stdin().is_terminal() {
-        let r = options.first().cloned().ok_or("no options offered")?;
-        println!(
-            "  ? {message} [{}] → {r} (not a terminal: first option)",
-            options.join(", ")
-        );
-        return Ok(r);
-    }
-    loop {
-        print!("  ? {message} [{}]: ", options.join(", "));
-        std::io::stdout().flush().map_err(|e| e.to_string())?;
-        let mut line = String::new();
-        std::io::stdin()
-            .read_line(&mut line)
-            .map_err(|e| e.to_string())?;
-        let answer = line.trim();
-        if options.iter().any(|o| o == answer) {
-            return Ok(answer.to_owned());
-        }
-        println!("    please type one of: {}", options.join(", "));
-    }
+    Ok(ElicitResult::accept(content))
 }
 
 pub(crate) async fn run(args: &[String]) -> Result<(), String> {
     let opts = parse(args)?;
+    let presets = Arc::new(opts.presets);
+    let asked = Arc::new(AtomicU32::new(0));
+    let (p, a) = (presets.clone(), asked.clone());
+    let builder = Client::builder("sterna-demo-client", env!("CARGO_PKG_VERSION")).on_elicit(
+        move |form: ElicitFormParams| {
+            let (p, a) = (p.clone(), a.clone());
+            async move {
+                a.fetch_add(1, Ordering::SeqCst);
+                let form2 = form.clone();
+                tokio::task::spawn_blocking(move || fill(&form2, &p))
+                    .await
+                    .ok()
+                    .and_then(Result::ok)
+                    .unwrap_or_else(ElicitResult::cancel)
+            }
+        },
+    );
     let exe = std::env::current_exe().map_err(|e| e.to_string())?;
-    let mut child = Command::new(exe)
-        .arg("serve")
-        .env(
+    let mut http_server = None;
+    let client = if opts.http {
+        let mut child = tokio::process::Command::new(&exe)
+            .args(["serve", "--http", "127.0.0.1:0"])
+            .env(
+                "STERNA_LOG",
+                std::env::var("STERNA_LOG").unwrap_or_else(|_| "error".into()),
+            )
+            .stdout(std::process::Stdio::piped())
+            .kill_on_drop(true)
+            .spawn()
+            .map_err(|e| format!("cannot start the server: {e}"))?;
+        let stdout = child.stdout.take().ok_or("no stdout")?;
+        let mut lines = tokio::io::AsyncBufReadExt::lines(tokio::io::BufReader::new(stdout));
+        let line = lines
+            .next_line()
+            .await
+            .map_err(|e| e.to_string())?
+            .ok_or("the server exited")?;
+        let url = line.trim_start_matches("listening on ").to_owned();
+        println!("sterna demo: MCP 2026-07-28 over Streamable HTTP at {url}\n");
+        http_server = Some(child);
+        builder.connect_http(&url).map_err(|e| e.to_string())?
+    } else {
+        let mut command = tokio::process::Command::new(&exe);
+        command.arg("serve").env(
             "STERNA_LOG",
             std::env::var("STERNA_LOG").unwrap_or_else(|_| "error".into()),
-        )
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::inherit())
-        .kill_on_drop(true)
-        .spawn()
-        .map_err(|e| format!("cannot start the server: {e}"))?;
-    let stdin = child.stdin.take().ok_or("no stdin")?;
-    let stdout = BufReader::new(child.stdout.take().ok_or("no stdout")?).lines();
-    let mut peer = Peer {
-        child,
-        stdin,
-        stdout,
+        );
+        println!("sterna demo: MCP 2026-07-28 over stdio (the server is a child process)\n");
+        builder
+            .spawn_stdio(command)
+            .map_err(|e| format!("cannot start the server: {e}"))?
     };
 
-    println!("sterna demo: MCP 2026-07-28 over stdio, one tool call in several round trips\n");
+    // Walk the rounds by hand to show each leg; `client.run(call)` does all of this.
     let arguments = json!({ "name": opts.name });
-    let mut request = json!({
-        "jsonrpc": "2.0", "id": 1, "method": "tools/call",
-        "params": { "name": "provision_database", "arguments": arguments, "_meta": meta() }
-    });
-    let mut next_id = 2;
-    for round in 1..=10 {
-        println!(
-            "→ [{}] tools/call provision_database {arguments}",
-            request["id"]
-        );
-        let response = peer.call(&request).await?;
-        if let Some(err) = response.get("error") {
-            return Err(format!("server error: {err}"));
-        }
-        let result = &response["result"];
-        if result["resultType"] == "input_required" {
-            let state = result["requestState"].as_str();
-            println!("← [{}] input_required (round {round})", response["id"]);
-            if let Some(s) = state {
+    println!("→ tools/call provision_database {arguments}");
+    let mut step = client
+        .start(Call::tool("provision_database", &arguments))
+        .await
+        .map_err(|e| e.to_string())?;
+    let result = loop {
+        match step {
+            Step::Complete(result) => break result,
+            Step::InputRequired(pending) => {
+                let keys: Vec<&String> = pending.requests().keys().collect();
                 println!(
-                    "  requestState: {} bytes, sealed (opaque to the client)",
-                    s.len()
+                    "← input_required (round {}): questions {keys:?}, requestState {}",
+                    pending.round(),
+                    if pending.has_state() {
+                        "sealed, echoed as received"
+                    } else {
+                        "none"
+                    }
                 );
-            }
-            let mut answers = serde_json::Map::new();
-            for (key, question) in result["inputRequests"].as_object().into_iter().flatten() {
-                println!("  question {key:?}: {}", question["method"]);
-                let region = ask_region(question, opts.region.as_deref())?;
-                answers.insert(
-                    key.clone(),
-                    json!({"action": "accept", "content": {"region": region}}),
+                let answers = client
+                    .fulfil(pending.requests())
+                    .await
+                    .map_err(|e| e.to_string())?;
+                println!(
+                    "→ tools/call provision_database (retry: new id, {} answer(s), the state)",
+                    answers.len()
                 );
+                step = client
+                    .resume(pending, answers)
+                    .await
+                    .map_err(|e| e.to_string())?;
             }
-            let mut params = json!({
-                "name": "provision_database", "arguments": arguments,
-                "inputResponses": answers, "_meta": meta()
-            });
-            if let Some(s) = state {
-                params["requestState"] = Value::String(s.to_owned());
-            }
-            request =
-                json!({"jsonrpc": "2.0", "id": next_id, "method": "tools/call", "params": params});
-            next_id += 1;
-            continue;
         }
-        let text: Vec<&str> = result["content"]
-            .as_array()
-            .into_iter()
-            .flatten()
-            .filter_map(|c| c["text"].as_str())
-            .collect();
-        println!("← [{}] complete: {}", response["id"], text.join("\n"));
-        let Peer {
-            mut child, stdin, ..
-        } = peer;
-        drop(stdin);
-        let status = child.wait().await.map_err(|e| e.to_string())?;
-        println!("\nserver exited ({status}) after stdin closed");
-        return if result["isError"] == true {
-            Err("the tool reported an error".into())
-        } else {
-            Ok(())
-        };
+    };
+    println!("← complete: {}", result.text_content());
+    println!(
+        "\n(the server asked {} question(s))",
+        asked.load(Ordering::SeqCst)
+    );
+    client.close().await;
+    if let Some(mut child) = http_server {
+        let _ = child.kill().await;
     }
-    Err("gave up after 10 rounds".into())
+    if result.is_error == Some(true) {
+        return Err("the tool reported an error".into());
+    }
+    Ok(())
 }

@@ -1,7 +1,7 @@
 //! `sterna`: the demo server and an MRTR demo client.
 //!
 //! ```text
-//! sterna demo [--region eu-west-1|us-east-1] [--name orders]
+//! sterna demo [--http] [--region eu-west-1|us-east-1] [--name orders]
 //! sterna serve [--http ADDR]     # the demo server on stdio, or over HTTP
 //! sterna keygen                 # a new requestState key (base64)
 //! ```
@@ -13,9 +13,10 @@ use std::process::ExitCode;
 use sterna::StateKeys;
 
 const USAGE: &str = "usage:
-  sterna demo [--region eu-west-1|us-east-1] [--name NAME]
-      start the demo server over stdio and complete provision_database through MRTR,
-      asking the region in the terminal (or taking --region when not interactive)
+  sterna demo [--http] [--region eu-west-1|us-east-1] [--name NAME]
+      start the demo server (over stdio, or HTTP with --http) and complete
+      provision_database with sterna's client through MRTR, asking the region in the
+      terminal (or taking --region when not interactive)
   sterna serve [--http 127.0.0.1:3000]
       run the demo server on stdio, or over Streamable HTTP at http://ADDR/mcp
       (keys from STERNA_STATE_KEYS, else an ephemeral key)

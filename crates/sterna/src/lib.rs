@@ -1,8 +1,10 @@
 #![doc = include_str!("../docs/guide.md")]
 
+pub mod client;
 mod error;
 #[cfg(feature = "http")]
 pub mod http;
+mod mirror;
 pub mod mrtr;
 pub mod server;
 pub mod state;
@@ -21,3 +23,14 @@ pub use sterna_types as types;
 pub use schemars;
 pub use serde;
 pub use serde_json;
+
+/// Encodes a header value (the `=?base64?…?=` sentinel when needed).
+#[cfg(feature = "http")]
+pub(crate) fn http_encode(value: &str) -> String {
+    http::encode_header_value(value).into_owned()
+}
+
+#[cfg(not(feature = "http"))]
+pub(crate) fn http_encode(value: &str) -> String {
+    value.to_owned()
+}

@@ -214,11 +214,12 @@ impl ServerBuilder<StateKeys> {
             if tools.contains_key(&name) {
                 return Err(BuildError::Duplicate { kind: "tool", name });
             }
-            let headers =
-                super::tool::header_params(&mut schema).map_err(|reason| BuildError::Invalid {
+            let headers = crate::mirror::header_params(&mut schema).map_err(|reason| {
+                BuildError::Invalid {
                     name: name.clone(),
                     reason,
-                })?;
+                }
+            })?;
             tool_list.push(sterna_types::tools::Tool {
                 name: name.clone(),
                 title: def.tool.title.clone(),

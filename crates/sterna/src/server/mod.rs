@@ -15,6 +15,7 @@ mod round;
 mod tool;
 mod uri_template;
 
+pub use crate::mirror::ParamKind;
 pub use builder::{NeedsKeys, ServerBuilder};
 pub use changes::{Change, Changes};
 pub use completion::{CompletionRequest, IntoCompletion};
@@ -25,7 +26,7 @@ pub use handler::{
 };
 pub use prompt::{AskingPrompt, Prompt, PromptDef};
 pub use resource::{AskingResource, Resource, ResourceDef, ResourceTemplate};
-pub use tool::{Asking, ParamKind, Tool, ToolDef};
+pub use tool::{Asking, Tool, ToolDef};
 
 use crate::state::StateConfig;
 use std::collections::HashMap;
@@ -60,7 +61,7 @@ impl std::fmt::Debug for Server {
 pub(crate) struct ToolEntry {
     pub(crate) handler: Arc<dyn tool::ErasedTool>,
     pub(crate) single_use: bool,
-    pub(crate) headers: Vec<tool::HeaderParam>,
+    pub(crate) headers: Vec<crate::mirror::HeaderParam>,
 }
 
 pub(crate) struct PromptEntry {
@@ -127,7 +128,7 @@ impl Server {
     pub fn tool_header_params(
         &self,
         tool: &str,
-    ) -> Option<impl Iterator<Item = (&str, &[String], tool::ParamKind)>> {
+    ) -> Option<impl Iterator<Item = (&str, &[String], ParamKind)>> {
         self.inner.tools.get(tool).map(|t| {
             t.headers
                 .iter()

@@ -1,0 +1,160 @@
+//! Building a client.
+
+use super::driver::{Client, Limits};
+use super::handlers::{
+    FormHandler, Handlers, RootsHandler, SamplingHandler, StaticRoots, UrlHandler,
+};
+use super::transport::{NotificationSink, StdioTransport, StreamTransport, Transport};
+use std::sync::Arc;
+use std::time::Duration;
+use sterna_types::capabilities::{ClientCapabilities, ElicitationCapability, SamplingCapability};
+use sterna_types::meta::Implementation;
+use sterna_types::roots::Root;
+
+/// Builds a [`Client`]: identity, handlers (which decide the declared capabilities),
+/// limits, then a transport.
+pub struct ClientBuilder {
+    info: Implementation,
+    handlers: Handlers,
+    limits: Limits,
+    sink: Option<NotificationSink>,
+    send_client_info: bool,
+}
+
+impl std::fmt::Debug for ClientBuilder {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ClientBuilder")
+            .field("info", &self.info)
+            .finish()
+    }
+}
+
+impl ClientBuilder {
+    pub(crate) fn new(info: Implementation) -> Self {
+        Self {
+            info,
+            handlers: Handlers::default(),
+            limits: Limits::default(),
+            sink: None,
+            send_client_info: true,
+        }
+    }
+
+    /// Answers form elicitations (declares `elicitation.form`).
+    pub fn on_elicit(mut self, handler: impl FormHandler) -> Self {
+        self.handlers.form = Some(Arc::new(handler));
+        self
+    }
+
+    /// Answers URL elicitations (declares `elicitation.url`).
+    pub fn on_elicit_url(mut self, handler: impl UrlHandler) -> Self {
+        self.handlers.url = Some(Arc::new(handler));
+        self
+    }
+
+    /// Answers sampling requests (declares `sampling`).
+    pub fn on_sample(mut self, handler: impl SamplingHandler) -> Self {
+        self.handlers.sampling = Some(Arc::new(handler));
+        self
+    }
+
+    /// The sampling handler supports tool use (declares `sampling.tools`).
+    pub fn sampling_tools(mut self, yes: bool) -> Self {
+        self.handlers.sampling_tools = yes;
+        self
+    }
+
+    /// Answers roots requests with a handler (declares `roots`).
+    pub fn on_roots(mut self, handler: impl RootsHandler) -> Self {
+        self.handlers.roots = Some(Arc::new(handler));
+        self
+    }
+
+    /// Answers roots requests with a fixed list (declares `roots`).
+    pub fn roots(mut self, roots: Vec<Root>) -> Self {
+        self.handlers.roots = Some(Arc::new(StaticRoots(Arc::new(roots))));
+        self
+    }
+
+    /// Receives the server's notifications (progress, log messages, subscription events)
+    /// as raw JSON-RPC messages.
+    pub fn on_notification(mut self, sink: impl Fn(&[u8]) + Send + Sync + 'static) -> Self {
+        self.sink = Some(Arc::new(sink));
+        self
+    }
+
+    /// The most rounds one call may take (default 10).
+    pub fn max_rounds(mut self, n: u32) -> Self {
+        self.limits.max_rounds = n.max(1);
+        self
+    }
+
+    /// The most time one call may take, rounds and handlers included (default 10 min).
+    pub fn time_budget(mut self, budget: Duration) -> Self {
+        self.limits.budget = budget;
+        self
+    }
+
+    /// The pause before retrying a round that carried only state (no questions): starts
+    /// at `first`, doubles each consecutive state-only round, up to `max` (default 50 ms
+    /// to 1 s).
+    pub fn state_only_backoff(mut self, first: Duration, max: Duration) -> Self {
+        self.limits.backoff = (first, max.max(first));
+        self
+    }
+
+    /// Leaves `clientInfo` out of `_meta`.
+    pub fn without_client_info(mut self) -> Self {
+        self.send_client_info = false;
+        self
+    }
+
+    /// The capabilities the handlers registered so far allow.
+    pub fn capabilities(&self) -> ClientCapabilities {
+        let h = &self.handlers;
+        ClientCapabilities {
+            elicitation: (h.form.is_some() || h.url.is_some()).then(|| ElicitationCapability {
+                form: h.form.is_some().then(Default::default),
+                url: h.url.is_some().then(Default::default),
+            }),
+            sampling: h.sampling.is_some().then(|| SamplingCapability {
+                context: None,
+                tools: h.sampling_tools.then(Default::default),
+            }),
+            roots: h.roots.is_some().then(Default::default),
+            ..ClientCapabilities::default()
+        }
+    }
+
+    /// A client over any transport.
+    pub fn build(self, transport: impl Transport) -> Client {
+        let caps = self.capabilities();
+        let info = self.send_client_info.then_some(self.info);
+        Client::new(
+            Box::new(transport),
+            info,
+            caps,
+            self.handlers,
+            self.limits,
+            self.sink,
+        )
+    }
+
+    /// A client of the Streamable HTTP endpoint at `url`.
+    #[cfg(feature = "http")]
+    pub fn connect_http(self, url: &str) -> Result<Client, super::ClientError> {
+        Ok(self.build(super::transport::HttpTransport::new(url)?))
+    }
+
+    /// A client of a server started as a child process, over its stdio.
+    pub fn spawn_stdio(self, command: tokio::process::Command) -> std::io::Result<Client> {
+        Ok(self.build(StdioTransport::spawn(command)?))
+    }
+
+    /// A client of an in-process server over an in-memory pipe (tests, embedding).
+    pub fn in_process(self, server: crate::Server) -> Client {
+        let stream = crate::transport::duplex(server, crate::transport::StreamOptions::default());
+        let (r, w) = tokio::io::split(stream);
+        self.build(StreamTransport::new(r, w))
+    }
+}

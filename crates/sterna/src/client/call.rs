@@ -1,0 +1,147 @@
+//! Calls that may take several rounds, and their steps.
+
+use serde::de::DeserializeOwned;
+use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value};
+use std::marker::PhantomData;
+use sterna_types::mrtr::InputRequests;
+use sterna_types::prompts::GetPromptResult;
+use sterna_types::resources::ReadResourceResult;
+use sterna_types::tools::CallToolResult;
+
+mod sealed {
+    pub trait Sealed {}
+    impl Sealed for sterna_types::tools::CallToolResult {}
+    impl Sealed for sterna_types::prompts::GetPromptResult {}
+    impl Sealed for sterna_types::resources::ReadResourceResult {}
+}
+
+/// The result of one of the three methods that may ask for input: [`CallToolResult`],
+/// [`GetPromptResult`], [`ReadResourceResult`].
+pub trait CallResult: sealed::Sealed + DeserializeOwned + Send + 'static {
+    /// The method.
+    const METHOD: &'static str;
+}
+
+impl CallResult for CallToolResult {
+    const METHOD: &'static str = "tools/call";
+}
+
+impl CallResult for GetPromptResult {
+    const METHOD: &'static str = "prompts/get";
+}
+
+impl CallResult for ReadResourceResult {
+    const METHOD: &'static str = "resources/read";
+}
+
+/// A `tools/call`, `prompts/get` or `resources/read` to run (its first round).
+#[derive(Debug, Clone)]
+pub struct Call<T> {
+    pub(crate) params: Map<String, Value>,
+    pub(crate) name: String,
+    _t: PhantomData<fn() -> T>,
+}
+
+impl Call<CallToolResult> {
+    /// Calls tool `name` with `arguments` (anything that serializes to a JSON object; `()`
+    /// or `serde_json::Value::Null` for none).
+    pub fn tool(name: impl Into<String>, arguments: impl Serialize) -> Self {
+        let name = name.into();
+        let mut params = Map::new();
+        params.insert("name".into(), Value::String(name.clone()));
+        match serde_json::to_value(arguments) {
+            Ok(Value::Null) => {}
+            Ok(v) => {
+                params.insert("arguments".into(), v);
+            }
+            Err(e) => tracing::error!(error = %e, "tool arguments do not serialize"),
+        }
+        Self {
+            params,
+            name,
+            _t: PhantomData,
+        }
+    }
+}
+
+impl Call<GetPromptResult> {
+    /// Gets prompt `name` with string `arguments` (`()` for none).
+    pub fn prompt(name: impl Into<String>, arguments: impl Serialize) -> Self {
+        let Call { params, name, .. } = Call::<CallToolResult>::tool(name, arguments);
+        Self {
+            params,
+            name,
+            _t: PhantomData,
+        }
+    }
+}
+
+impl Call<ReadResourceResult> {
+    /// Reads the resource at `uri`.
+    pub fn resource(uri: impl Into<String>) -> Self {
+        let uri = uri.into();
+        let mut params = Map::new();
+        params.insert("uri".into(), Value::String(uri.clone()));
+        Self {
+            params,
+            name: uri,
+            _t: PhantomData,
+        }
+    }
+}
+
+/// Where a call stands after a round.
+#[derive(Debug)]
+pub enum Step<T> {
+    /// Done.
+    Complete(T),
+    /// The server asked questions: answer them and [`resume`](crate::client::Client::resume).
+    InputRequired(Pending<T>),
+}
+
+/// A call waiting for answers. Serializable: keep it, show its questions in your own UI,
+/// and resume it later — in this process or another, against any replica of the server.
+///
+/// [`resume`](crate::client::Client::resume) consumes it, so a `requestState` can never
+/// be sent twice by accident.
+#[derive(Debug, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Pending<T> {
+    pub(crate) method: String,
+    pub(crate) name: String,
+    pub(crate) params: Map<String, Value>,
+    pub(crate) input_requests: InputRequests,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub(crate) request_state: Option<String>,
+    pub(crate) round: u32,
+    #[serde(skip)]
+    pub(crate) _t: PhantomData<fn() -> T>,
+}
+
+impl<T> Pending<T> {
+    /// The questions of this round (empty when the server only handed back state).
+    pub fn requests(&self) -> &InputRequests {
+        &self.input_requests
+    }
+
+    /// How many rounds were made so far.
+    pub fn round(&self) -> u32 {
+        self.round
+    }
+
+    /// Whether the server sent a `requestState` (echoed on the retry, never shown).
+    pub fn has_state(&self) -> bool {
+        self.request_state.is_some()
+    }
+
+    /// The method of the call.
+    pub fn method(&self) -> &str {
+        &self.method
+    }
+
+    /// The tool or prompt name, or the resource URI.
+    pub fn target(&self) -> &str {
+        &self.name
+    }
+}
