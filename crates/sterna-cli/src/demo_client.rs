@@ -2,13 +2,13 @@
 //! server — over stdio (a child `sterna serve`) or Streamable HTTP (`--http`) — answering
 //! the server's questions in the terminal, or from `--region` when not interactive.
 
-use serde_json::{Map, Value, json};
+use crate::forms::fill;
+use serde_json::json;
 use std::collections::HashMap;
-use std::io::{IsTerminal, Write};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU32, Ordering};
 use sterna::client::{Call, Client, Step};
-use sterna::types::elicitation::{ElicitFormParams, ElicitResult, PrimitiveSchema};
+use sterna::types::elicitation::{ElicitFormParams, ElicitResult};
 
 struct Options {
     presets: HashMap<String, String>,
@@ -35,74 +35,6 @@ fn parse(args: &[String]) -> Result<Options, String> {
         }
     }
     Ok(o)
-}
-
-fn choices(field: &PrimitiveSchema) -> Vec<String> {
-    match field {
-        PrimitiveSchema::SingleSelect(s) => {
-            s.options.values().into_iter().map(str::to_owned).collect()
-        }
-        _ => Vec::new(),
-    }
-}
-
-/// Fills a form field by field: from a preset, from the terminal, or (not interactive)
-/// from the field's default or first option.
-fn fill(
-    form: &ElicitFormParams,
-    presets: &HashMap<String, String>,
-) -> Result<ElicitResult, String> {
-    println!("  ? {}", form.message);
-    let interactive = std::io::stdin().is_terminal();
-    let mut content = Map::new();
-    for (name, field) in &form.requested_schema.properties {
-        let options = choices(field);
-        let shown = if options.is_empty() {
-            String::new()
-        } else {
-            format!(" [{}]", options.join(", "))
-        };
-        let answer = if let Some(v) = presets.get(name) {
-            println!("    {name}{shown} → {v} (given)");
-            v.clone()
-        } else if interactive {
-            loop {
-                print!("    {name}{shown}: ");
-                std::io::stdout().flush().map_err(|e| e.to_string())?;
-                let mut line = String::new();
-                std::io::stdin()
-                    .read_line(&mut line)
-                    .map_err(|e| e.to_string())?;
-                let v = line.trim().to_owned();
-                if v.is_empty() && !form.requested_schema.is_required(name) {
-                    break String::new();
-                }
-                if options.is_empty() || options.contains(&v) {
-                    break v;
-                }
-                println!("    please type one of: {}", options.join(", "));
-            }
-        } else {
-            let v = options.first().cloned().unwrap_or_default();
-            println!("    {name}{shown} → {v} (not a terminal: first option)");
-            v
-        };
-        if answer.is_empty() {
-            continue;
-        }
-        let value = match field {
-            PrimitiveSchema::Boolean(_) => {
-                Value::Bool(matches!(answer.as_str(), "y" | "yes" | "true"))
-            }
-            PrimitiveSchema::Number(_) => answer
-                .parse::<f64>()
-                .map(|n| json!(n))
-                .unwrap_or(Value::String(answer)),
-            _ => Value::String(answer),
-        };
-        content.insert(name.clone(), value);
-    }
-    Ok(ElicitResult::accept(content))
 }
 
 pub(crate) async fn run(args: &[String]) -> Result<(), String> {

@@ -3,11 +3,14 @@
 //! ```text
 //! sterna demo [--http] [--region eu-west-1|us-east-1] [--name orders]
 //! sterna serve [--http ADDR]     # the demo server on stdio, or over HTTP
+//! sterna call URL TOOL [ARGS] [--set FIELD=VALUE]...
 //! sterna keygen                 # a new requestState key (base64)
 //! ```
 
+mod call;
 mod demo_client;
 mod demo_server;
+mod forms;
 
 use std::process::ExitCode;
 use sterna::StateKeys;
@@ -20,6 +23,9 @@ const USAGE: &str = "usage:
   sterna serve [--http 127.0.0.1:3000]
       run the demo server on stdio, or over Streamable HTTP at http://ADDR/mcp
       (keys from STERNA_STATE_KEYS, else an ephemeral key)
+  sterna call URL TOOL [ARGS_JSON] [--set FIELD=VALUE]...
+      call a tool on any 2026-07-28 server over Streamable HTTP, driving every MRTR
+      round; form fields are answered from --set, else asked in the terminal
   sterna keygen
       print a new random requestState key (base64) for STERNA_STATE_KEYS";
 
@@ -84,6 +90,7 @@ fn main() -> ExitCode {
     let result = match args.first().map(String::as_str) {
         Some("serve") => runtime.block_on(serve(&args[1..])),
         Some("demo") => runtime.block_on(demo_client::run(&args[1..])),
+        Some("call") => runtime.block_on(call::run(&args[1..])),
         Some("keygen") => {
             println!("{}", StateKeys::generate_base64());
             Ok(())

@@ -94,3 +94,40 @@ fn demo_completes_the_round_trip() {
         "{stdout}"
     );
 }
+
+#[tokio::test]
+async fn sterna_client_drives_the_stdio_server_and_closes_it() {
+    use sterna::client::Client;
+    use sterna::types::elicitation::{ElicitFormParams, ElicitResult};
+    let mut command = tokio::process::Command::new(env!("CARGO_BIN_EXE_sterna"));
+    command.arg("serve").env("STERNA_LOG", "error");
+    let client = Client::builder("stdio-test", "0")
+        .on_elicit(|_f: ElicitFormParams| async {
+            ElicitResult::accept(json!({"region": "us-east-1"}).as_object().unwrap().clone())
+        })
+        .spawn_stdio(command)
+        .unwrap();
+    let r = client
+        .call_tool("provision_database", json!({"name": "orders"}))
+        .await
+        .unwrap();
+    assert_eq!(r.text_content(), "Created orders in us-east-1");
+    let r = client
+        .call_tool("echo", json!({"text": "hi"}))
+        .await
+        .unwrap();
+    assert_eq!(r.text_content(), "hi");
+    let started = Instant::now();
+    client.close().await;
+    assert!(
+        started.elapsed() < Duration::from_secs(2),
+        "the server exits on EOF without being killed"
+    );
+    assert!(
+        client
+            .call_tool("echo", json!({"text": "x"}))
+            .await
+            .is_err(),
+        "closed"
+    );
+}
