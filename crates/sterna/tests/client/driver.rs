@@ -348,3 +348,76 @@ async fn a_pending_call_survives_serialization_into_a_fresh_client() {
     let last = t.requests().pop().unwrap();
     assert_eq!(last["params"]["arguments"], json!({"k": "v"}));
 }
+
+#[tokio::test]
+async fn a_broken_response_stream_is_reissued_with_a_new_id() {
+    let t = Scripted::new(|_, n| {
+        if n == 0 {
+            json!({"__broken": true})
+        } else {
+            done("ok")
+        }
+    });
+    assert_eq!(
+        client(&t).call_tool("x", ()).await.unwrap().text_content(),
+        "ok"
+    );
+    let reqs = t.requests();
+    assert_eq!(reqs.len(), 2);
+    assert_ne!(reqs[0]["id"], reqs[1]["id"]);
+    // Not forever: a stream that keeps breaking is a transport error.
+    let t = Scripted::new(|_, _| json!({"__broken": true}));
+    assert!(matches!(
+        client(&t).call_tool("x", ()).await,
+        Err(ClientError::Transport(_))
+    ));
+    assert_eq!(t.requests().len(), 3);
+}
+
+#[tokio::test]
+async fn a_header_mismatch_refreshes_the_tool_list_and_retries_once() {
+    let tools = json!({"resultType": "complete", "tools": [
+        {"name": "q", "inputSchema": {"type": "object", "properties": {"region": {"type": "string", "x-mcp-header": "Region"}}}},
+        {"name": "bad", "inputSchema": {"type": "object", "properties": {"n": {"type": "number", "x-mcp-header": "N"}}}}
+    ]});
+    let calls = Arc::new(AtomicUsize::new(0));
+    let c2 = calls.clone();
+    let t = Scripted::new(move |req, _| match req["method"].as_str().unwrap() {
+        "tools/list" => tools.clone(),
+        _ => {
+            if c2.fetch_add(1, Ordering::SeqCst) == 0 {
+                json!({"error": {"code": -32020, "message": "Header mismatch"}})
+            } else {
+                done("ok")
+            }
+        }
+    })
+    .with_headers();
+    let c = client(&t);
+    assert_eq!(
+        c.call_tool("q", json!({"region": "eu"}))
+            .await
+            .unwrap()
+            .text_content(),
+        "ok"
+    );
+    let log = t.log.lock().unwrap();
+    let methods: Vec<&str> = log.iter().map(|(o, _)| o.method.as_str()).collect();
+    assert_eq!(
+        methods,
+        ["tools/list", "tools/call", "tools/list", "tools/call"]
+    );
+    let (out, _) = &log[3];
+    assert_eq!(out.params, vec![("Region".to_owned(), "eu".to_owned())]);
+    assert_eq!(out.name.as_deref(), Some("q"));
+    drop(log);
+    // Tools whose annotations are invalid are left out of the client's view.
+    let names: Vec<String> = c
+        .list_tools()
+        .await
+        .unwrap()
+        .into_iter()
+        .map(|t| t.name)
+        .collect();
+    assert_eq!(names, ["q"]);
+}

@@ -14,6 +14,7 @@ type Script = dyn Fn(&Value, usize) -> Value + Send + Sync;
 pub struct Scripted {
     pub log: Arc<Mutex<Vec<(Outgoing, Value)>>>,
     script: Arc<Script>,
+    headers: bool,
 }
 
 impl Scripted {
@@ -21,7 +22,14 @@ impl Scripted {
         Self {
             log: Arc::default(),
             script: Arc::new(script),
+            headers: false,
         }
+    }
+
+    /// Behaves like HTTP: the client mirrors `x-mcp-header` arguments into headers.
+    pub fn with_headers(mut self) -> Self {
+        self.headers = true;
+        self
     }
 
     pub fn requests(&self) -> Vec<Value> {
@@ -48,6 +56,9 @@ impl Transport for Scripted {
                 log.len() - 1
             };
             let answer = (self.script)(&msg, n);
+            if answer.get("__broken").is_some() {
+                return Err(TransportError::StreamBroken);
+            }
             let mut reply = json!({"jsonrpc": "2.0", "id": msg["id"]});
             if answer.get("error").is_some() {
                 reply["error"] = answer["error"].clone();
@@ -59,7 +70,7 @@ impl Transport for Scripted {
     }
 
     fn uses_headers(&self) -> bool {
-        false
+        self.headers
     }
 }
 
