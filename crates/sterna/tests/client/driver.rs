@@ -401,16 +401,20 @@ async fn a_header_mismatch_refreshes_the_tool_list_and_retries_once() {
             .text_content(),
         "ok"
     );
-    let log = t.log.lock().unwrap();
-    let methods: Vec<&str> = log.iter().map(|(o, _)| o.method.as_str()).collect();
+    let log: Vec<_> = t
+        .log
+        .lock()
+        .unwrap()
+        .iter()
+        .map(|(o, _)| o.clone())
+        .collect();
+    let methods: Vec<&str> = log.iter().map(|o| o.method.as_str()).collect();
     assert_eq!(
         methods,
         ["tools/list", "tools/call", "tools/list", "tools/call"]
     );
-    let (out, _) = &log[3];
-    assert_eq!(out.params, vec![("Region".to_owned(), "eu".to_owned())]);
-    assert_eq!(out.name.as_deref(), Some("q"));
-    drop(log);
+    assert_eq!(log[3].params, vec![("Region".to_owned(), "eu".to_owned())]);
+    assert_eq!(log[3].name.as_deref(), Some("q"));
     // Tools whose annotations are invalid are left out of the client's view.
     let names: Vec<String> = c
         .list_tools()
