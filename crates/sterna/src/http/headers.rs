@@ -5,7 +5,6 @@ use crate::server::{ParamKind, Server};
 use base64::Engine;
 use base64::engine::general_purpose::STANDARD;
 use http::HeaderMap;
-use serde::Deserialize;
 use serde_json::Value;
 use serde_json::value::RawValue;
 use std::borrow::Cow;
@@ -62,22 +61,14 @@ pub(crate) fn protocol_version(headers: &HeaderMap) -> Result<&str, ErrorObject>
         .ok_or_else(|| mismatch("the MCP-Protocol-Version header is required".into()))
 }
 
-#[derive(Deserialize)]
-struct Named<'a> {
-    #[serde(default, borrow)]
-    name: Option<Cow<'a, str>>,
-    #[serde(default, borrow)]
-    uri: Option<Cow<'a, str>>,
-    #[serde(default, borrow)]
-    arguments: Option<&'a RawValue>,
-}
-
-/// Checks `Mcp-Method`, `Mcp-Name` and `Mcp-Param-*` against the body.
+/// Checks `Mcp-Method`, `Mcp-Name` and `Mcp-Param-*` against the body (`name` is the
+/// tool or prompt name or the resource URI; `arguments` the tool arguments).
 pub(crate) fn check(
     server: &Server,
     headers: &HeaderMap,
     method: &str,
-    params: Option<&RawValue>,
+    name: Option<&str>,
+    arguments: Option<&RawValue>,
 ) -> Result<(), ErrorObject> {
     match text(headers, "mcp-method")? {
         None => return Err(mismatch("the Mcp-Method header is required".into())),
@@ -88,49 +79,25 @@ pub(crate) fn check(
         }
         Some(_) => {}
     }
-    let field = match method {
-        "tools/call" | "prompts/get" => "name",
-        "resources/read" => "uri",
-        _ => return Ok(()),
+    if !matches!(method, "tools/call" | "prompts/get" | "resources/read") {
+        return Ok(());
+    }
+    let Some(h) = text(headers, "mcp-name")? else {
+        return Err(mismatch("the Mcp-Name header is required".into()));
     };
-    let named: Named<'_> = params
-        .and_then(|p| serde_json::from_str(p.get()).ok())
-        .unwrap_or(Named {
-            name: None,
-            uri: None,
-            arguments: None,
-        });
-    let body = if field == "name" {
-        named.name.as_deref()
-    } else {
-        named.uri.as_deref()
-    };
-    let header = text(headers, "mcp-name")?;
-    match (header, body) {
-        (None, _) => return Err(mismatch("the Mcp-Name header is required".into())),
-        (Some(h), body) => {
-            let decoded = decode_header_value(h)
-                .ok_or_else(|| mismatch("Mcp-Name has an invalid base64 value".into()))?;
-            if Some(decoded.as_ref()) != body {
-                return Err(mismatch(format!(
-                    "Mcp-Name header value '{h}' does not match body value '{}'",
-                    body.unwrap_or("")
-                )));
-            }
-        }
+    let decoded = decode_header_value(h)
+        .ok_or_else(|| mismatch("Mcp-Name has an invalid base64 value".into()))?;
+    if Some(decoded.as_ref()) != name {
+        return Err(mismatch(format!(
+            "Mcp-Name header value '{h}' does not match body value '{}'",
+            name.unwrap_or("")
+        )));
     }
     let mirrored = (method == "tools/call")
-        .then(|| {
-            named
-                .name
-                .as_deref()
-                .and_then(|n| server.tool_header_params(n))
-        })
+        .then(|| name.and_then(|n| server.tool_header_params(n)))
         .flatten();
     if let Some(params) = mirrored {
-        let args: Option<Value> = named
-            .arguments
-            .and_then(|a| serde_json::from_str(a.get()).ok());
+        let args: Option<Value> = arguments.and_then(|a| serde_json::from_str(a.get()).ok());
         for (name, path, kind) in params {
             check_param(headers, name, path, kind, args.as_ref())?;
         }

@@ -3,13 +3,14 @@
 use super::body::{Final, McpBody};
 use super::config::{HttpConfig, OriginPolicy};
 use super::headers;
-use crate::server::dispatch::{REMOVED, Response as RpcResponse, check_version, read_meta};
+use crate::server::dispatch::{Response as RpcResponse, TransportCheck};
 use crate::server::{Notifier, Principal, RequestEnv, Server};
 use bytes::Bytes;
 use http::header::{ACCEPT, ALLOW, CONTENT_TYPE, HOST, ORIGIN};
 use http::{HeaderMap, HeaderValue, Method, Request, Response, StatusCode};
 use http_body::Body;
 use http_body_util::{BodyExt, LengthLimitError, Limited};
+use serde_json::value::RawValue;
 use std::convert::Infallible;
 use std::future::Future;
 use std::pin::Pin;
@@ -17,6 +18,7 @@ use std::sync::Arc;
 use std::task::{Context, Poll};
 use sterna_types::error::{ErrorCode, ErrorObject};
 use sterna_types::jsonrpc::{ErrorResponseRef, Incoming, RawMessage, RequestId};
+use sterna_types::meta::RequestMeta;
 use tokio_util::sync::CancellationToken;
 
 type BoxError = Box<dyn std::error::Error + Send + Sync>;
@@ -103,9 +105,12 @@ fn plain(status: StatusCode) -> Response<McpBody> {
     r
 }
 
-/// The HTTP status of a JSON-RPC error produced while dispatching.
-fn status_of(code: Option<ErrorCode>) -> StatusCode {
-    match code {
+/// The HTTP status of a response: 400 for envelope errors, 404 for unknown methods.
+fn status_of(r: &RpcResponse) -> StatusCode {
+    if r.is_envelope_error() {
+        return StatusCode::BAD_REQUEST;
+    }
+    match r.error_code() {
         Some(ErrorCode::METHOD_NOT_FOUND) => StatusCode::NOT_FOUND,
         Some(
             ErrorCode::HEADER_MISMATCH
@@ -171,15 +176,13 @@ impl Shared {
             let e = ErrorObject::new(ErrorCode::INVALID_REQUEST, "Forbidden: origin not allowed");
             return rpc_error(StatusCode::FORBIDDEN, None, &e);
         }
-        let content_type = parts
+        let json_type = parts
             .headers
             .get(CONTENT_TYPE)
-            .and_then(|v| v.to_str().ok());
-        if !content_type.is_some_and(|c| {
-            c.trim_start()
-                .to_ascii_lowercase()
-                .starts_with("application/json")
-        }) {
+            .and_then(|v| v.to_str().ok())
+            .and_then(|c| c.split(';').next())
+            .is_some_and(|c| c.trim().eq_ignore_ascii_case("application/json"));
+        if !json_type {
             let e = ErrorObject::new(
                 ErrorCode::INVALID_REQUEST,
                 "Content-Type must be application/json",
@@ -210,57 +213,15 @@ impl Shared {
             .get::<Principal>()
             .cloned()
             .unwrap_or_default();
-        match RawMessage::parse(&bytes) {
-            Err(m) => rpc_error(StatusCode::BAD_REQUEST, m.id.as_ref(), &m.error),
-            Ok(Incoming::Notification { .. }) => plain(StatusCode::ACCEPTED),
-            Ok(Incoming::Result { id, .. }) | Ok(Incoming::Error { id: Some(id), .. }) => {
-                let e = ErrorObject::new(
-                    ErrorCode::INVALID_REQUEST,
-                    "Invalid request: clients send requests and notifications only",
-                );
-                rpc_error(StatusCode::BAD_REQUEST, Some(&id), &e)
-            }
-            Ok(Incoming::Error { id: None, .. }) => {
-                let e = ErrorObject::new(
-                    ErrorCode::INVALID_REQUEST,
-                    "Invalid request: clients send requests and notifications only",
-                );
-                rpc_error(StatusCode::BAD_REQUEST, None, &e)
-            }
-            Ok(Incoming::Request { id, method, params }) => {
-                if let Err(e) = self.validate(&parts.headers, &method, params) {
-                    return rpc_error(StatusCode::BAD_REQUEST, Some(&id), &e);
-                }
-                let method = method.into_owned();
-                self.run(id, method, bytes, principal, sse_ok).await
-            }
-        }
+        self.run(parts.headers, bytes, principal, sse_ok).await
     }
 
-    /// Header and `_meta` checks, in the order the conformance suite expects.
-    fn validate(
-        &self,
-        headers: &HeaderMap,
-        method: &str,
-        params: Option<&serde_json::value::RawValue>,
-    ) -> Result<(), ErrorObject> {
-        let header_version = headers::protocol_version(headers)?;
-        let meta = read_meta(params)?;
-        if header_version != meta.protocol_version {
-            return Err(ErrorObject::header_mismatch(format!(
-                "Header mismatch: MCP-Protocol-Version header value '{header_version}' does not match body value '{}'",
-                meta.protocol_version
-            )));
-        }
-        check_version(&meta)?;
-        headers::check(&self.server, headers, method, params)
-    }
-
-    /// Runs the request; answers JSON, or SSE once the handler sends a notification.
+    /// Reads the message and runs it; answers JSON, or SSE once the handler sends a
+    /// notification. Everything happens inside one future, so a client that goes away
+    /// (hyper drops it) cancels the request.
     async fn run(
         &self,
-        id: RequestId,
-        method: String,
+        headers: HeaderMap,
         bytes: Bytes,
         principal: Principal,
         sse_ok: bool,
@@ -272,34 +233,40 @@ impl Shared {
             .notifier(notifier)
             .cancel(cancel.clone());
         let server = self.server.clone();
-        let listen = method == "subscriptions/listen";
-        let timeout = if listen { None } else { self.config.timeout };
-        let removed = REMOVED.contains(&method.as_str());
-        let fut_id = id.clone();
-        let id_for_timeout = id.clone();
-        let work = async move {
+        let timeout = self.config.timeout;
+        let mut work: Pin<Box<dyn Future<Output = Done> + Send>> = Box::pin(async move {
             // Dropping this future (client gone, timeout) cancels the request.
             let _guard = cancel.drop_guard();
-            let Ok(Incoming::Request { params, .. }) = RawMessage::parse(&bytes) else {
-                unreachable!("parsed before");
+            let (id, method, params) = match RawMessage::parse(&bytes) {
+                Err(m) => return Done::Refused(StatusCode::BAD_REQUEST, m.id, m.error),
+                Ok(Incoming::Notification { .. }) => return Done::Accepted,
+                Ok(Incoming::Result { id, .. } | Incoming::Error { id: Some(id), .. }) => {
+                    return Done::Refused(StatusCode::BAD_REQUEST, Some(id), not_a_request());
+                }
+                Ok(Incoming::Error { id: None, .. }) => {
+                    return Done::Refused(StatusCode::BAD_REQUEST, None, not_a_request());
+                }
+                Ok(Incoming::Request { id, method, params }) => (id, method, params),
             };
-            let meta = read_meta(params).expect("checked before");
-            if removed {
-                return Some(RpcResponse::error(
-                    Some(fut_id),
-                    crate::server::dispatch::removed(&method),
-                ));
-            }
-            server.dispatch(fut_id, &method, params, meta, env).await
-        };
-        let mut work: Pin<Box<dyn Future<Output = Done> + Send>> = Box::pin(async move {
-            let Some(limit) = timeout else {
-                return work.await.map_or(Done::Cancelled, Done::Response);
+            let version = match headers::protocol_version(&headers) {
+                Ok(v) => v,
+                Err(e) => return Done::Refused(StatusCode::BAD_REQUEST, Some(id), e),
             };
-            match tokio::time::timeout(limit, work).await {
+            let check = HeaderCheck {
+                server: &server,
+                headers: &headers,
+                version,
+                method: &method,
+            };
+            let handled = server.handle_checked(id.clone(), &method, params, env, Some(&check));
+            let limit = timeout.filter(|_| method != "subscriptions/listen");
+            let Some(limit) = limit else {
+                return handled.await.map_or(Done::Cancelled, Done::Response);
+            };
+            match tokio::time::timeout(limit, handled).await {
                 Ok(r) => r.map_or(Done::Cancelled, Done::Response),
                 Err(_) => Done::TimedOut(RpcResponse::error(
-                    Some(id_for_timeout),
+                    Some(id),
                     ErrorObject::internal(format!("Request timed out after {} s", limit.as_secs())),
                 )),
             }
@@ -311,8 +278,10 @@ impl Shared {
                 done = &mut work => {
                     let (status, last) = match done {
                         Done::Cancelled => return plain(StatusCode::NO_CONTENT),
+                        Done::Accepted => return plain(StatusCode::ACCEPTED),
+                        Done::Refused(status, id, e) => return rpc_error(status, id.as_ref(), &e),
                         Done::TimedOut(r) => (StatusCode::GATEWAY_TIMEOUT, r.to_bytes()),
-                        Done::Response(r) => (status_of(r.error_code()), r.to_bytes()),
+                        Done::Response(r) => (status_of(&r), r.to_bytes()),
                     };
                     // Notifications sent just before the result still go out first.
                     let mut pending = Vec::new();
@@ -336,7 +305,11 @@ impl Shared {
                     }
                     let fin: Final = Box::pin(async move {
                         match work.await {
-                            Done::Cancelled => None,
+                            Done::Cancelled | Done::Accepted => None,
+                            Done::Refused(_, id, e) => Some(
+                                serde_json::to_vec(&ErrorResponseRef { id: id.as_ref(), error: &e })
+                                    .expect("errors serialize"),
+                            ),
                             Done::TimedOut(r) | Done::Response(r) => Some(r.to_bytes()),
                         }
                     });
@@ -344,6 +317,39 @@ impl Shared {
                 }
             }
         }
+    }
+}
+
+fn not_a_request() -> ErrorObject {
+    ErrorObject::new(
+        ErrorCode::INVALID_REQUEST,
+        "Invalid request: clients send requests and notifications only",
+    )
+}
+
+/// The 2026-07-28 header checks, run by the server between reading `_meta` and running
+/// the method.
+struct HeaderCheck<'a> {
+    server: &'a Server,
+    headers: &'a HeaderMap,
+    version: &'a str,
+    method: &'a str,
+}
+
+impl TransportCheck for HeaderCheck<'_> {
+    fn check(
+        &self,
+        meta: &RequestMeta,
+        name: Option<&str>,
+        arguments: Option<&RawValue>,
+    ) -> Result<(), ErrorObject> {
+        if self.version != meta.protocol_version {
+            return Err(ErrorObject::header_mismatch(format!(
+                "Header mismatch: MCP-Protocol-Version header value '{}' does not match body value '{}'",
+                self.version, meta.protocol_version
+            )));
+        }
+        headers::check(self.server, self.headers, self.method, name, arguments)
     }
 }
 
@@ -360,37 +366,34 @@ fn sse_response(body: McpBody) -> Response<McpBody> {
 enum Done {
     Response(RpcResponse),
     TimedOut(RpcResponse),
+    /// Refused before the server saw it (unreadable message, a response, no version
+    /// header).
+    Refused(StatusCode, Option<RequestId>, ErrorObject),
+    /// A notification.
+    Accepted,
     Cancelled,
 }
 
 /// Whether the client accepts JSON and SSE responses. A missing `Accept` takes both.
 fn accepts(headers: &HeaderMap) -> (bool, bool) {
-    let values: Vec<&str> = headers
-        .get_all(ACCEPT)
-        .iter()
-        .filter_map(|v| v.to_str().ok())
-        .collect();
-    if values.is_empty() {
-        return (true, true);
-    }
+    let mut any = false;
     let mut json = false;
     let mut sse = false;
-    for part in values.iter().flat_map(|v| v.split(',')) {
-        let media = part
-            .split(';')
-            .next()
-            .unwrap_or("")
-            .trim()
-            .to_ascii_lowercase();
-        match media.as_str() {
-            "*/*" => {
+    for value in headers.get_all(ACCEPT) {
+        any = true;
+        let Ok(v) = value.to_str() else { continue };
+        for part in v.split(',') {
+            let media = part.split(';').next().unwrap_or("").trim();
+            let is = |m: &str| media.eq_ignore_ascii_case(m);
+            if is("*/*") {
                 json = true;
                 sse = true;
+            } else if is("application/json") || is("application/*") {
+                json = true;
+            } else if is("text/event-stream") || is("text/*") {
+                sse = true;
             }
-            "application/*" | "application/json" => json = true,
-            "text/*" | "text/event-stream" => sse = true,
-            _ => {}
         }
     }
-    (json, sse)
+    if any { (json, sse) } else { (true, true) }
 }

@@ -11,13 +11,20 @@ use sterna_types::elicitation::{
     PrimitiveSchema, SingleSelectSchema, StringFormat, StringSchema, TitledOption,
 };
 
-type Cache = RwLock<HashMap<TypeId, Result<Arc<ElicitSchema>, String>>>;
+/// A form type's schema, with the digest of its JSON (for pinning answers).
+#[derive(Debug)]
+pub(crate) struct FormSpec {
+    pub(crate) schema: ElicitSchema,
+    pub(crate) digest: [u8; 32],
+}
+
+type Cache = RwLock<HashMap<TypeId, Result<Arc<FormSpec>, String>>>;
 
 /// The flat form schema of `T`, derived once per type and cached.
 ///
 /// A type that does not fit the elicitation subset (nested objects, arrays of anything
 /// but enum values, maps, unions) is an error that names the field.
-pub(crate) fn form_schema<T: JsonSchema + 'static>() -> Result<Arc<ElicitSchema>, String> {
+pub(crate) fn form_schema<T: JsonSchema + 'static>() -> Result<Arc<FormSpec>, String> {
     static CACHE: OnceLock<Cache> = OnceLock::new();
     let cache = CACHE.get_or_init(Default::default);
     let id = TypeId::of::<T>();
@@ -33,7 +40,14 @@ pub(crate) fn form_schema<T: JsonSchema + 'static>() -> Result<Arc<ElicitSchema>
         .into_generator()
         .into_root_schema_for::<T>();
     let built = convert(schema.as_value())
-        .map(Arc::new)
+        .map(|schema| {
+            use sha2::{Digest, Sha256};
+            let json = serde_json::to_vec(&schema).expect("schemas serialize");
+            Arc::new(FormSpec {
+                schema,
+                digest: Sha256::digest(&json).into(),
+            })
+        })
         .map_err(|e| format!("{} cannot be an elicitation form: {e}", T::schema_name()));
     cache
         .write()
@@ -380,7 +394,7 @@ mod tests {
     #[test]
     fn derives_flat_schema() {
         let s = form_schema::<Form>().unwrap();
-        let v = serde_json::to_value(&*s).unwrap();
+        let v = serde_json::to_value(&s.schema).unwrap();
         assert_eq!(
             v["properties"]["region"]["enum"],
             json!(["eu-west-1", "us-east-1"])
@@ -406,9 +420,9 @@ mod tests {
 
     #[test]
     fn validates_answers() {
-        let s = form_schema::<Form>().unwrap();
+        let s = &form_schema::<Form>().unwrap().schema;
         let ok = json!({"region": "eu-west-1", "replicas": 2, "confirm": true, "tags": [], "label": null});
-        assert!(validate(&s, ok.as_object().unwrap()).is_ok());
+        assert!(validate(s, ok.as_object().unwrap()).is_ok());
         for bad in [
             json!({"region": "mars-1", "replicas": 2, "confirm": true, "tags": []}),
             json!({"region": "eu-west-1", "replicas": 2.5, "confirm": true, "tags": []}),
@@ -417,7 +431,7 @@ mod tests {
             json!({"region": "eu-west-1", "replicas": 2, "confirm": true, "tags": [], "label": "toolong"}),
             json!({"replicas": 2, "confirm": true, "tags": []}),
         ] {
-            assert!(validate(&s, bad.as_object().unwrap()).is_err(), "{bad}");
+            assert!(validate(s, bad.as_object().unwrap()).is_err(), "{bad}");
         }
     }
 }

@@ -1,15 +1,13 @@
 //! Questions: what a handler can ask, and the typed answers it gets.
 
 use super::form::{form_schema, validate};
-use super::resolver::{NeedsInput, Resolver, Spec};
+use super::resolver::{Asked, NeedsInput, Resolver, Spec};
 use schemars::JsonSchema;
 use serde::Deserialize;
 use serde::de::DeserializeOwned;
 use serde_json::Value;
 use std::marker::PhantomData;
-use sterna_types::elicitation::{
-    ElicitAction, ElicitFormParams, ElicitRequestParams, ElicitResult, ElicitUrlParams, FormMode,
-};
+use sterna_types::elicitation::{ElicitAction, ElicitRequestParams, ElicitResult, ElicitUrlParams};
 use sterna_types::mrtr::InputRequest;
 use sterna_types::roots::{ListRootsResult, Root};
 use sterna_types::sampling::{CreateMessageRequestParams, CreateMessageResult};
@@ -171,17 +169,16 @@ impl<T: DeserializeOwned + JsonSchema + Send + 'static> FormQuestion<T> {
         let single = Spec {
             key: self.key,
             default_key: snake_case(std::any::type_name::<T>()),
-            request: InputRequest::Elicit(ElicitRequestParams::Form(ElicitFormParams {
-                mode: Some(FormMode::Form),
+            request: Asked::Form {
                 message: self.message,
-                requested_schema: (*schema).clone(),
-            })),
+                schema: schema.clone(),
+            },
         };
         r.resolve(single, optional, |v| {
             let answer = ElicitResult::deserialize(v).ok()?;
             match answer.action {
                 ElicitAction::Accept => {
-                    let content = validate(&schema, answer.content.as_ref()?).ok()?;
+                    let content = validate(&schema.schema, answer.content.as_ref()?).ok()?;
                     T::deserialize(Value::Object(content))
                         .ok()
                         .map(Elicitation::Accepted)
@@ -248,10 +245,12 @@ impl UrlQuestion {
         let single = Spec {
             key: self.key,
             default_key: "url".into(),
-            request: InputRequest::Elicit(ElicitRequestParams::Url(ElicitUrlParams {
-                message: self.message,
-                url: self.url,
-            })),
+            request: Asked::Built(Box::new(InputRequest::Elicit(ElicitRequestParams::Url(
+                ElicitUrlParams {
+                    message: self.message,
+                    url: self.url,
+                },
+            )))),
         };
         r.resolve(single, optional, |v| {
             Some(match ElicitResult::deserialize(v).ok()?.action {
@@ -312,7 +311,7 @@ impl SamplingQuestion {
         let single = Spec {
             key: self.key,
             default_key: "sampling".into(),
-            request: InputRequest::Sample(self.params),
+            request: Asked::Built(Box::new(InputRequest::Sample(self.params))),
         };
         r.resolve(single, optional, |v| {
             CreateMessageResult::deserialize(v).ok()
@@ -364,7 +363,7 @@ impl RootsQuestion {
         let single = Spec {
             key: self.key,
             default_key: "roots".into(),
-            request: InputRequest::ListRoots(None),
+            request: Asked::Built(Box::new(InputRequest::ListRoots(None))),
         };
         r.resolve(single, optional, |v| {
             let res = ListRootsResult::deserialize(v).ok()?;

@@ -5,8 +5,8 @@ use serde_json::{Map, Value, json};
 use std::collections::HashMap;
 use std::fmt;
 use std::sync::Arc;
-use sterna_types::capabilities::ClientCapabilities;
 use sterna_types::error::ErrorObject;
+use sterna_types::meta::RequestMeta;
 use sterna_types::mrtr::InputRequest;
 
 /// The marker returned when an answer is not there yet.
@@ -43,7 +43,7 @@ impl fmt::Display for NeedsInput {
 /// code reaches it through [`Context::ask`](crate::Context::ask) and the declarative
 /// [`ask`](crate::server::Tool::ask) plans, never directly.
 pub struct Resolver {
-    caps: Arc<ClientCapabilities>,
+    meta: Arc<RequestMeta>,
     fresh: Map<String, Value>,
     asked: Vec<(String, [u8; 8])>,
     carried: Vec<Carried>,
@@ -71,12 +71,63 @@ impl fmt::Debug for Resolver {
 pub(crate) struct Spec {
     pub(crate) key: Option<String>,
     pub(crate) default_key: String,
-    pub(crate) request: InputRequest,
+    pub(crate) request: Asked,
+}
+
+/// A question: built, or a form whose request is only built when it must be sent.
+pub(crate) enum Asked {
+    Built(Box<InputRequest>),
+    Form {
+        message: String,
+        schema: Arc<crate::mrtr::form::FormSpec>,
+    },
+}
+
+impl Asked {
+    /// The digest that pins answers to this question. Forms digest their message and
+    /// their schema's digest (computed once per type), not the whole schema.
+    fn digest(&self) -> [u8; 8] {
+        match self {
+            Asked::Built(r) => {
+                question_digest(&serde_json::to_vec(r).expect("questions serialize"))
+            }
+            Asked::Form { message, schema } => {
+                use sha2::{Digest, Sha256};
+                let d = Sha256::new()
+                    .chain_update(b"sterna/form\0")
+                    .chain_update(message.as_bytes())
+                    .chain_update(b"\0")
+                    .chain_update(schema.digest)
+                    .finalize();
+                let mut out = [0u8; 8];
+                out.copy_from_slice(&d[..8]);
+                out
+            }
+        }
+    }
+
+    fn build(self) -> InputRequest {
+        use sterna_types::elicitation::{ElicitFormParams, ElicitRequestParams, FormMode};
+        match self {
+            Asked::Built(r) => *r,
+            Asked::Form { message, schema } => {
+                InputRequest::Elicit(ElicitRequestParams::Form(ElicitFormParams {
+                    mode: Some(FormMode::Form),
+                    message,
+                    requested_schema: schema.schema.clone(),
+                }))
+            }
+        }
+    }
+
+    fn is_form(&self) -> bool {
+        matches!(self, Asked::Form { .. })
+    }
 }
 
 impl Resolver {
     pub(crate) fn new(
-        caps: Arc<ClientCapabilities>,
+        meta: Arc<RequestMeta>,
         fresh: Map<String, Value>,
         state: Option<&StatePayload>,
     ) -> Self {
@@ -85,7 +136,7 @@ impl Resolver {
             None => (Vec::new(), Vec::new()),
         };
         Self {
-            caps,
+            meta,
             fresh,
             asked,
             carried,
@@ -113,8 +164,7 @@ impl Resolver {
         optional: bool,
         decode: impl Fn(&Value) -> Option<A>,
     ) -> Result<Option<A>, NeedsInput> {
-        let json = serde_json::to_vec(&q.request).expect("questions serialize");
-        let digest = question_digest(&json);
+        let digest = q.request.digest();
         let key = match q.key {
             Some(k) => {
                 if self.used.get(&k).is_some_and(|d| *d != digest) {
@@ -132,7 +182,14 @@ impl Resolver {
         };
         self.used.insert(key.clone(), digest);
 
-        if let Some(needed) = self.capability_gap(&q.request) {
+        let gap = if q.request.is_form() {
+            (!self.meta.client_capabilities.elicitation_form()).then(|| json!({"elicitation": {}}))
+        } else if let Asked::Built(r) = &q.request {
+            self.capability_gap(r)
+        } else {
+            None
+        };
+        if let Some(needed) = gap {
             if optional {
                 return Ok(None);
             }
@@ -163,7 +220,7 @@ impl Resolver {
             return Ok(Some(a));
         }
         if !self.pending.iter().any(|p| p.0 == key) {
-            self.pending.push((key, q.request, digest));
+            self.pending.push((key, q.request.build(), digest));
         }
         Err(NeedsInput::new())
     }
@@ -186,7 +243,7 @@ impl Resolver {
 
     fn capability_gap(&mut self, r: &InputRequest) -> Option<Value> {
         use sterna_types::elicitation::ElicitRequestParams;
-        let c = &self.caps;
+        let c = &self.meta.client_capabilities;
         match r {
             InputRequest::Elicit(ElicitRequestParams::Form(_)) => {
                 (!c.elicitation_form()).then(|| json!({"elicitation": {}}))

@@ -110,8 +110,7 @@ pub(crate) struct Inner {
     pub(crate) id: RequestId,
     pub(crate) method: &'static str,
     pub(crate) target: String,
-    pub(crate) meta: RequestMeta,
-    pub(crate) caps: Arc<ClientCapabilities>,
+    pub(crate) meta: Arc<RequestMeta>,
     pub(crate) principal: Principal,
     pub(crate) notifier: Option<Notifier>,
     pub(crate) cancel: CancellationToken,
@@ -178,7 +177,7 @@ impl Context {
 
     /// The capabilities the client declared **on this request**.
     pub fn client_capabilities(&self) -> &ClientCapabilities {
-        &self.inner.caps
+        &self.inner.meta.client_capabilities
     }
 
     /// The client's self-description (informational only; never trust it).

@@ -10,9 +10,9 @@ use serde_json::value::RawValue;
 use std::borrow::Cow;
 use std::collections::BTreeMap;
 use std::sync::{Arc, Mutex};
-use sterna_types::completion::{CompleteRequestParams, CompleteResult, CompletionReference};
+use sterna_types::completion::{CompleteResult, CompletionReference};
 use sterna_types::error::{ErrorCode, ErrorObject};
-use sterna_types::jsonrpc::{ErrorResponseRef, Incoming, RawMessage, RequestId, ResultResponseRef};
+use sterna_types::jsonrpc::{ErrorResponseRef, Incoming, RawMessage, RequestId};
 use sterna_types::meta::{RequestMeta, ResultMeta};
 use sterna_types::result::ResultType;
 
@@ -23,6 +23,9 @@ pub struct Response {
     pub id: Option<RequestId>,
     /// The rendered `result`, or the `error`.
     pub body: Result<Box<RawValue>, ErrorObject>,
+    /// The error came from reading the envelope (`_meta`, headers, version) rather than
+    /// from the method (HTTP answers those with 400).
+    pub(crate) early: bool,
 }
 
 impl Response {
@@ -30,7 +33,30 @@ impl Response {
         Self {
             id,
             body: Err(error),
+            early: false,
         }
+    }
+
+    pub(crate) fn early(id: RequestId, error: ErrorObject) -> Self {
+        Self {
+            id: Some(id),
+            body: Err(error),
+            early: true,
+        }
+    }
+
+    pub(crate) fn ok(id: RequestId, result: Box<RawValue>) -> Self {
+        Self {
+            id: Some(id),
+            body: Ok(result),
+            early: false,
+        }
+    }
+
+    /// True when the request was refused before its method ran: malformed `_meta`,
+    /// header mismatch, unsupported version.
+    pub fn is_envelope_error(&self) -> bool {
+        self.early
     }
 
     /// The complete JSON-RPC response message.
@@ -38,23 +64,39 @@ impl Response {
         match &self.body {
             Ok(result) => {
                 let id = self.id.as_ref().expect("results always answer a known id");
-                serde_json::to_vec(&ResultResponseRef {
-                    id,
-                    result: &**result,
-                })
+                let raw = result.get().as_bytes();
+                let mut out = Vec::with_capacity(raw.len() + 40);
+                out.extend_from_slice(br#"{"jsonrpc":"2.0","id":"#);
+                serde_json::to_writer(&mut out, id).expect("ids serialize");
+                out.extend_from_slice(br#","result":"#);
+                out.extend_from_slice(raw);
+                out.push(b'}');
+                out
             }
             Err(error) => serde_json::to_vec(&ErrorResponseRef {
                 id: self.id.as_ref(),
                 error,
-            }),
+            })
+            .expect("responses serialize"),
         }
-        .expect("responses serialize")
     }
 
     /// The error code, if this is an error.
     pub fn error_code(&self) -> Option<ErrorCode> {
         self.body.as_ref().err().map(|e| e.code)
     }
+}
+
+/// What a transport checks between reading `_meta` and running the method: the HTTP
+/// headers against the body.
+pub(crate) trait TransportCheck: Send + Sync {
+    /// `name` is the tool or prompt name or resource URI; `arguments` the tool arguments.
+    fn check(
+        &self,
+        meta: &RequestMeta,
+        name: Option<&str>,
+        arguments: Option<&RawValue>,
+    ) -> Result<(), ErrorObject>;
 }
 
 /// `params` member that may be present with `null` (kept apart from absent).
@@ -72,27 +114,22 @@ impl<'de: 'a, 'a> Deserialize<'de> for RawField<'a> {
 }
 
 #[derive(Deserialize)]
-struct MetaOnly {
-    #[serde(rename = "_meta", default)]
-    meta: Option<Box<RawValue>>,
+struct MetaOnly<'a> {
+    #[serde(rename = "_meta", default, borrow)]
+    meta: Option<&'a RawValue>,
 }
 
 fn invalid(msg: impl Into<String>) -> ErrorObject {
     ErrorObject::invalid_params(msg)
 }
 
-/// Reads `params._meta`: present and well formed (`-32602` otherwise).
-pub(crate) fn read_meta(params: Option<&RawValue>) -> Result<RequestMeta, ErrorObject> {
-    let params =
-        params.ok_or_else(|| invalid("Missing params: every request carries params._meta"))?;
-    if !params.get().trim_start().starts_with('{') {
-        return Err(invalid("params must be an object"));
-    }
-    let only: MetaOnly =
-        serde_json::from_str(params.get()).map_err(|e| invalid(format!("Invalid params: {e}")))?;
-    let raw = only.meta.ok_or_else(|| {
-        invalid("Missing params._meta (protocolVersion and clientCapabilities are required)")
-    })?;
+fn missing_meta() -> ErrorObject {
+    invalid("Missing params._meta (protocolVersion and clientCapabilities are required)")
+}
+
+/// Decodes `_meta` (`-32602` when absent or malformed).
+pub(crate) fn decode_meta(raw: Option<&RawValue>) -> Result<RequestMeta, ErrorObject> {
+    let raw = raw.ok_or_else(missing_meta)?;
     serde_json::from_str(raw.get()).map_err(|e| invalid(format!("Invalid params._meta: {e}")))
 }
 
@@ -109,13 +146,17 @@ pub(crate) fn check_version(meta: &RequestMeta) -> Result<(), ErrorObject> {
 }
 
 #[derive(Deserialize)]
-struct ListParams {
+struct ListParams<'a> {
     #[serde(default)]
     cursor: Option<String>,
+    #[serde(rename = "_meta", default, borrow)]
+    meta: Option<&'a RawValue>,
 }
 
 #[derive(Deserialize)]
 struct CallParams<'a> {
+    #[serde(rename = "_meta", default, borrow)]
+    meta: Option<&'a RawValue>,
     #[serde(borrow)]
     name: Cow<'a, str>,
     #[serde(default, borrow)]
@@ -128,6 +169,8 @@ struct CallParams<'a> {
 
 #[derive(Deserialize)]
 struct PromptParams<'a> {
+    #[serde(rename = "_meta", default, borrow)]
+    meta: Option<&'a RawValue>,
     #[serde(borrow)]
     name: Cow<'a, str>,
     #[serde(default)]
@@ -140,11 +183,89 @@ struct PromptParams<'a> {
 
 #[derive(Deserialize)]
 struct ReadParams<'a> {
+    #[serde(rename = "_meta", default, borrow)]
+    meta: Option<&'a RawValue>,
     uri: String,
     #[serde(default, borrow, rename = "inputResponses")]
     input_responses: RawField<'a>,
     #[serde(default, rename = "requestState")]
     request_state: Option<String>,
+}
+
+#[derive(Deserialize)]
+struct CompleteParams<'a> {
+    #[serde(rename = "_meta", default, borrow)]
+    meta: Option<&'a RawValue>,
+    #[serde(rename = "ref")]
+    reference: CompletionReference,
+    argument: sterna_types::completion::CompletionArgument,
+    #[serde(default)]
+    context: Option<sterna_types::completion::CompletionContext>,
+}
+
+/// The params of a request, decoded in one pass together with the raw `_meta`.
+enum Params<'a> {
+    Call(CallParams<'a>),
+    Prompt(PromptParams<'a>),
+    Read(ReadParams<'a>),
+    Complete(CompleteParams<'a>),
+    List(ListParams<'a>),
+    /// Methods whose params are read later (or never).
+    Other,
+}
+
+impl<'a> Params<'a> {
+    /// Decodes the params of `method`; on failure, still finds `_meta` so its errors can
+    /// come first. Returns the params (or their error) and the raw `_meta`.
+    fn read(method: &str, raw: &'a RawValue) -> (Result<Self, ErrorObject>, Option<&'a RawValue>) {
+        fn one<'a, T: Deserialize<'a>>(
+            raw: &'a RawValue,
+            wrap: impl FnOnce(T) -> Params<'a>,
+            meta: impl FnOnce(&T) -> Option<&'a RawValue>,
+        ) -> (Result<Params<'a>, ErrorObject>, Option<&'a RawValue>) {
+            match serde_json::from_str::<T>(raw.get()) {
+                Ok(t) => {
+                    let m = meta(&t);
+                    (Ok(wrap(t)), m)
+                }
+                Err(e) => (
+                    Err(invalid(format!("Invalid params: {e}"))),
+                    serde_json::from_str::<MetaOnly<'a>>(raw.get())
+                        .ok()
+                        .and_then(|m| m.meta),
+                ),
+            }
+        }
+        match method {
+            "tools/call" => one(raw, Params::Call, |p: &CallParams<'a>| p.meta),
+            "prompts/get" => one(raw, Params::Prompt, |p: &PromptParams<'a>| p.meta),
+            "resources/read" => one(raw, Params::Read, |p: &ReadParams<'a>| p.meta),
+            "completion/complete" => one(raw, Params::Complete, |p: &CompleteParams<'a>| p.meta),
+            "tools/list" | "prompts/list" | "resources/list" | "resources/templates/list" => {
+                one(raw, Params::List, |p: &ListParams<'a>| p.meta)
+            }
+            _ => match serde_json::from_str::<MetaOnly<'a>>(raw.get()) {
+                Ok(m) => (Ok(Params::Other), m.meta),
+                Err(e) => (Err(invalid(format!("Invalid params: {e}"))), None),
+            },
+        }
+    }
+
+    /// The name (tool, prompt) or URI (resource) and tool arguments, for header checks.
+    fn target(&self) -> (Option<&str>, Option<&'a RawValue>) {
+        match self {
+            Params::Call(p) => (
+                Some(&p.name),
+                match p.arguments {
+                    RawField::Present(a) => Some(a),
+                    RawField::Absent => None,
+                },
+            ),
+            Params::Prompt(p) => (Some(&p.name), None),
+            Params::Read(p) => (Some(&p.uri), None),
+            _ => (None, None),
+        }
+    }
 }
 
 pub(crate) fn params<'a, T: Deserialize<'a>>(raw: Option<&'a RawValue>) -> Result<T, ErrorObject> {
@@ -197,63 +318,117 @@ impl Server {
         params: Option<&RawValue>,
         env: RequestEnv,
     ) -> Option<Response> {
-        if REMOVED.contains(&method) {
-            return Some(Response::error(Some(id), removed(method)));
-        }
-        let meta = match read_meta(params).and_then(|m| check_version(&m).map(|()| m)) {
-            Ok(m) => m,
-            Err(e) => return Some(Response::error(Some(id), e)),
-        };
-        self.dispatch(id, method, params, meta, env).await
+        self.handle_checked(id, method, params, env, None).await
     }
 
-    /// Handles a request whose `_meta` was read and checked (transports that validate
-    /// headers against `_meta` in between call this).
-    pub(crate) async fn dispatch(
+    /// Handles one request, running a transport's checks after `_meta` is read.
+    pub(crate) async fn handle_checked(
         &self,
         id: RequestId,
         method: &str,
         params: Option<&RawValue>,
-        meta: RequestMeta,
         env: RequestEnv,
+        check: Option<&dyn TransportCheck>,
     ) -> Option<Response> {
-        let lists = &self.inner.lists;
-        let body = match method {
-            "server/discover" => Ok(lists.discover.clone()),
-            "tools/list" => self.list("tools", &lists.tools, params, method),
-            "prompts/list" => self.list("prompts", &lists.prompts, params, method),
-            "resources/list" => self.list("resources", &lists.resources, params, method),
-            "resources/templates/list" => self.list("templates", &lists.templates, params, method),
-            "tools/call" if lists.tools.is_some() => {
-                return self.call_tool(id, meta, params, env).await;
+        let removed_method = REMOVED.contains(&method);
+        let Some(raw) = params.filter(|p| p.get().trim_start().starts_with('{')) else {
+            if removed_method {
+                return Some(Response::error(Some(id), removed(method)));
             }
-            "prompts/get" if lists.prompts.is_some() => {
-                return self.get_prompt(id, meta, params, env).await;
-            }
-            "resources/read" if lists.resources.is_some() => {
-                return self.read_resource(id, meta, params, env).await;
-            }
-            "completion/complete" if self.inner.completions => {
-                return self.complete(id, meta, params, env).await;
-            }
-            "subscriptions/listen" => return super::listen::listen(self, id, params, env).await,
-            m if REMOVED.contains(&m) => Err(removed(m)),
-            m => Err(ErrorObject::method_not_found(m)),
+            let e = match params {
+                None => invalid("Missing params: every request carries params._meta"),
+                Some(_) => invalid("params must be an object"),
+            };
+            return Some(Response::early(id, e));
         };
-        Some(Response { id: Some(id), body })
+        let (parsed, meta_raw) = Params::read(method, raw);
+        let meta = match decode_meta(meta_raw) {
+            Ok(m) => m,
+            Err(_) if removed_method => return Some(Response::error(Some(id), removed(method))),
+            Err(e) => return Some(Response::early(id, e)),
+        };
+        if let Some(check) = check {
+            let (name, arguments) = parsed.as_ref().map(Params::target).unwrap_or((None, None));
+            if let Err(e) = check.check(&meta, name, arguments) {
+                return Some(Response::early(id, e));
+            }
+        }
+        if let Err(e) = check_version(&meta) {
+            return Some(Response::early(id, e));
+        }
+        if removed_method {
+            return Some(Response::error(Some(id), removed(method)));
+        }
+        if !self.offers(method) {
+            return Some(Response::error(
+                Some(id),
+                ErrorObject::method_not_found(method),
+            ));
+        }
+        let parsed = match parsed {
+            Ok(p) => p,
+            Err(e) => return Some(Response::error(Some(id), e)),
+        };
+        let meta = Arc::new(meta);
+        let lists = &self.inner.lists;
+        let body = match (method, parsed) {
+            ("server/discover", _) => Ok(lists.discover.clone()),
+            ("tools/list", Params::List(p)) => self.list("tools", &lists.tools, p, method),
+            ("prompts/list", Params::List(p)) => self.list("prompts", &lists.prompts, p, method),
+            ("resources/list", Params::List(p)) => {
+                self.list("resources", &lists.resources, p, method)
+            }
+            ("resources/templates/list", Params::List(p)) => {
+                self.list("templates", &lists.templates, p, method)
+            }
+            ("tools/call", Params::Call(p)) if lists.tools.is_some() => {
+                return Box::pin(self.call_tool(id, meta, p, env)).await;
+            }
+            ("prompts/get", Params::Prompt(p)) if lists.prompts.is_some() => {
+                return Box::pin(self.get_prompt(id, meta, p, env)).await;
+            }
+            ("resources/read", Params::Read(p)) if lists.resources.is_some() => {
+                return Box::pin(self.read_resource(id, meta, p, env)).await;
+            }
+            ("completion/complete", Params::Complete(p)) if self.inner.completions => {
+                return Box::pin(self.complete(id, meta, p, env)).await;
+            }
+            ("subscriptions/listen", _) => {
+                return Box::pin(super::listen::listen(self, id, params, env)).await;
+            }
+            (m, _) => Err(ErrorObject::method_not_found(m)),
+        };
+        Some(match body {
+            Ok(b) => Response::ok(id, b),
+            Err(e) => Response::error(Some(id), e),
+        })
+    }
+
+    /// Methods this server answers (a capability it does not offer is an unknown method).
+    fn offers(&self, method: &str) -> bool {
+        let l = &self.inner.lists;
+        match method {
+            "server/discover" | "subscriptions/listen" => true,
+            "tools/list" | "tools/call" => l.tools.is_some(),
+            "prompts/list" | "prompts/get" => l.prompts.is_some(),
+            "resources/list" | "resources/templates/list" | "resources/read" => {
+                l.resources.is_some()
+            }
+            "completion/complete" => self.inner.completions,
+            _ => false,
+        }
     }
 
     fn list(
         &self,
         kind: &str,
         pages: &Pages,
-        raw: Option<&RawValue>,
+        p: ListParams<'_>,
         method: &str,
     ) -> Result<Box<RawValue>, ErrorObject> {
         let pages = pages
             .as_ref()
             .ok_or_else(|| ErrorObject::method_not_found(method))?;
-        let p: ListParams = params(raw)?;
         let i = page_index(kind, p.cursor.as_deref(), pages.len())?;
         Ok(pages[i].clone())
     }
@@ -261,14 +436,10 @@ impl Server {
     async fn call_tool(
         &self,
         id: RequestId,
-        meta: RequestMeta,
-        raw: Option<&RawValue>,
+        meta: Arc<RequestMeta>,
+        p: CallParams<'_>,
         env: RequestEnv,
     ) -> Option<Response> {
-        let p: CallParams<'_> = match params(raw) {
-            Ok(p) => p,
-            Err(e) => return Some(Response::error(Some(id), e)),
-        };
         let Some(tool) = self.inner.tools.get(p.name.as_ref()) else {
             return Some(Response::error(
                 Some(id),
@@ -304,14 +475,10 @@ impl Server {
     async fn get_prompt(
         &self,
         id: RequestId,
-        meta: RequestMeta,
-        raw: Option<&RawValue>,
+        meta: Arc<RequestMeta>,
+        p: PromptParams<'_>,
         env: RequestEnv,
     ) -> Option<Response> {
-        let p: PromptParams<'_> = match params(raw) {
-            Ok(p) => p,
-            Err(e) => return Some(Response::error(Some(id), e)),
-        };
         let Some(prompt) = self.inner.prompts.get(p.name.as_ref()) else {
             return Some(Response::error(
                 Some(id),
@@ -345,14 +512,10 @@ impl Server {
     async fn read_resource(
         &self,
         id: RequestId,
-        meta: RequestMeta,
-        raw: Option<&RawValue>,
+        meta: Arc<RequestMeta>,
+        p: ReadParams<'_>,
         env: RequestEnv,
     ) -> Option<Response> {
-        let p: ReadParams<'_> = match params(raw) {
-            Ok(p) => p,
-            Err(e) => return Some(Response::error(Some(id), e)),
-        };
         let (entry, vars) = match self.inner.resources.get(&p.uri) {
             Some(e) => (e, BTreeMap::new()),
             None => match self
@@ -402,14 +565,10 @@ impl Server {
     async fn complete(
         &self,
         id: RequestId,
-        meta: RequestMeta,
-        raw: Option<&RawValue>,
+        meta: Arc<RequestMeta>,
+        p: CompleteParams<'_>,
         env: RequestEnv,
     ) -> Option<Response> {
-        let p: CompleteRequestParams = match params(raw) {
-            Ok(p) => p,
-            Err(e) => return Some(Response::error(Some(id), e)),
-        };
         let (completer, target) = match &p.reference {
             CompletionReference::Prompt { name, .. } => (
                 self.inner
@@ -427,13 +586,11 @@ impl Server {
                 uri.clone(),
             ),
         };
-        let caps = Arc::new(meta.client_capabilities.clone());
         let ctx = Context::from_inner(CtxInner {
             id: id.clone(),
             method: "completion/complete",
             target,
             meta,
-            caps,
             principal: env.principal.clone(),
             notifier: env.notifier.clone(),
             cancel: env.cancel.clone(),
@@ -470,7 +627,10 @@ impl Server {
             })
             .expect("results serialize")
         });
-        Some(Response { id: Some(id), body })
+        Some(match body {
+            Ok(b) => Response::ok(id, b),
+            Err(e) => Response::error(Some(id), e),
+        })
     }
 }
 

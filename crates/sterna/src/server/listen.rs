@@ -141,8 +141,8 @@ pub(crate) async fn listen(
             ..ResultMeta::default()
         },
     };
-    Some(Response {
-        id: Some(id),
-        body: Ok(to_raw_value(&result).expect("results serialize")),
-    })
+    Some(Response::ok(
+        id,
+        to_raw_value(&result).expect("results serialize"),
+    ))
 }

@@ -124,7 +124,8 @@ impl Server {
     }
 
     /// The `Mcp-Param-*` headers a tool's arguments are mirrored into
-    /// (`x-mcp-header` annotations): `(header name, argument path)`.
+    /// (`x-mcp-header` annotations): `(header name, argument path, type)`; `None` for an
+    /// unknown tool or one without annotations.
     pub fn tool_header_params(
         &self,
         tool: &str,

@@ -42,7 +42,7 @@ pub(crate) struct Round<'s, 'a> {
     pub(crate) method: &'static str,
     pub(crate) target: String,
     pub(crate) binding_args: Target<'a>,
-    pub(crate) meta: RequestMeta,
+    pub(crate) meta: Arc<RequestMeta>,
     pub(crate) input_responses: RawField<'a>,
     pub(crate) request_state: Option<String>,
     pub(crate) single_use: bool,
@@ -202,7 +202,11 @@ impl<'s, 'a> Round<'s, 'a> {
     ) -> Option<Response> {
         let id = Some(self.id.clone());
         let body = self.execute(cache, start).await?;
-        Some(Response { id, body })
+        Some(Response {
+            id,
+            body,
+            early: false,
+        })
     }
 
     async fn execute<T: Finalize>(
@@ -264,8 +268,11 @@ impl<'s, 'a> Round<'s, 'a> {
             }
         };
 
-        let caps = Arc::new(self.meta.client_capabilities.clone());
-        let resolver = Resolver::new(caps.clone(), fresh, opened.as_ref().map(|o| &o.payload));
+        let resolver = Resolver::new(
+            self.meta.clone(),
+            fresh,
+            opened.as_ref().map(|o| &o.payload),
+        );
         let (round, prev_app) = match opened {
             Some(o) => (o.payload.round.saturating_add(1), o.payload.app),
             None => (1, None),
@@ -275,7 +282,6 @@ impl<'s, 'a> Round<'s, 'a> {
             method: self.method,
             target: self.target.clone(),
             meta: self.meta.clone(),
-            caps,
             principal: self.env.principal.clone(),
             notifier: self.env.notifier.clone(),
             cancel: self.env.cancel.clone(),

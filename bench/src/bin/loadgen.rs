@@ -1,0 +1,397 @@
+//! A load generator for MCP 2026-07-28 servers over Streamable HTTP.
+//!
+//! ```text
+//! loadgen --url http://127.0.0.1:3000/mcp --mode echo|mrtr --concurrency 32 --duration 10 --warmup 2
+//! ```
+//!
+//! C workers, each on its own persistent keep-alive connection, run operations back to
+//! back: `echo` is one `tools/call echo {text}`; `mrtr` is a full MRTR operation —
+//! `tools/call provision_database {name}` → `input_required` → the retry with a new id,
+//! an answer for every question and the `requestState` echoed exactly → `complete`.
+//! Every response is checked (JSON or SSE); a wrong one counts as an error. Prints one
+//! JSON line: ops/s, latency percentiles, errors, and this process's CPU time.
+
+use bytes::Bytes;
+use http_body_util::{BodyExt, Full};
+use hyper::Request;
+use hyper::client::conn::http1::{self, SendRequest};
+use hyper_util::rt::TokioIo;
+use serde::Deserialize;
+use serde_json::value::RawValue;
+use std::collections::BTreeMap;
+use std::time::{Duration, Instant};
+
+#[derive(Clone)]
+struct Opts {
+    host: String,
+    port: u16,
+    path: String,
+    mrtr: bool,
+    concurrency: usize,
+    duration: Duration,
+    warmup: Duration,
+}
+
+fn parse_args() -> Result<Opts, String> {
+    let mut url = None;
+    let mut mode = "echo".to_owned();
+    let mut concurrency = 1;
+    let mut duration = 10.0;
+    let mut warmup = 2.0;
+    let mut it = std::env::args().skip(1);
+    while let Some(a) = it.next() {
+        let mut val = || it.next().ok_or(format!("{a} needs a value"));
+        match a.as_str() {
+            "--url" => url = Some(val()?),
+            "--mode" => mode = val()?,
+            "--concurrency" | "-c" => concurrency = val()?.parse().map_err(|e| format!("{e}"))?,
+            "--duration" | "-d" => duration = val()?.parse().map_err(|e| format!("{e}"))?,
+            "--warmup" => warmup = val()?.parse().map_err(|e| format!("{e}"))?,
+            other => return Err(format!("unknown argument {other}")),
+        }
+    }
+    let url = url.ok_or("--url is required")?;
+    let rest = url.strip_prefix("http://").ok_or("only http:// URLs")?;
+    let (authority, path) = rest
+        .split_once('/')
+        .map_or((rest, "/".to_owned()), |(a, p)| (a, format!("/{p}")));
+    let (host, port) = authority.rsplit_once(':').ok_or("the URL needs a port")?;
+    Ok(Opts {
+        host: host.to_owned(),
+        port: port.parse().map_err(|e| format!("port: {e}"))?,
+        path,
+        mrtr: match mode.as_str() {
+            "echo" => false,
+            "mrtr" => true,
+            m => return Err(format!("unknown mode {m}")),
+        },
+        concurrency: concurrency.max(1),
+        duration: Duration::from_secs_f64(duration),
+        warmup: Duration::from_secs_f64(warmup),
+    })
+}
+
+const META: &str = r#""_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{"elicitation":{"form":{}}},"io.modelcontextprotocol/clientInfo":{"name":"sterna-loadgen","version":"1"}}"#;
+
+#[derive(Deserialize)]
+struct Envelope<'a> {
+    #[serde(borrow, default)]
+    result: Option<&'a RawValue>,
+    #[serde(default)]
+    error: Option<serde_json::Value>,
+}
+
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct ToolResult<'a> {
+    #[serde(default)]
+    result_type: Option<&'a str>,
+    #[serde(default, borrow)]
+    content: Vec<Block<'a>>,
+    #[serde(default)]
+    is_error: Option<bool>,
+    #[serde(default, borrow)]
+    input_requests: Option<BTreeMap<String, &'a RawValue>>,
+    #[serde(default)]
+    request_state: Option<String>,
+}
+
+#[derive(Deserialize)]
+struct Block<'a> {
+    #[serde(default, borrow)]
+    text: Option<std::borrow::Cow<'a, str>>,
+}
+
+/// The JSON-RPC message of a response body (JSON, or the last `data:` event of SSE).
+fn message(content_type: &str, body: &[u8]) -> Option<Vec<u8>> {
+    if !content_type.starts_with("text/event-stream") {
+        return Some(body.to_vec());
+    }
+    let text = std::str::from_utf8(body).ok()?;
+    let mut last = None;
+    for event in text.split("\n\n") {
+        let data: Vec<&str> = event
+            .lines()
+            .filter_map(|l| l.strip_prefix("data:"))
+            .map(|d| d.trim_start())
+            .collect();
+        if !data.is_empty() {
+            let joined = data.join("\n");
+            if joined.contains("\"result\"") || joined.contains("\"error\"") {
+                last = Some(joined.into_bytes());
+            }
+        }
+    }
+    last
+}
+
+struct Conn {
+    sender: SendRequest<Full<Bytes>>,
+}
+
+async fn connect(o: &Opts) -> Result<Conn, String> {
+    let tcp = tokio::net::TcpStream::connect((o.host.as_str(), o.port))
+        .await
+        .map_err(|e| e.to_string())?;
+    let _ = tcp.set_nodelay(true);
+    let (sender, conn) = http1::handshake(TokioIo::new(tcp))
+        .await
+        .map_err(|e| e.to_string())?;
+    tokio::spawn(conn);
+    Ok(Conn { sender })
+}
+
+async fn post(c: &mut Conn, o: &Opts, name: &str, body: String) -> Result<Vec<u8>, String> {
+    c.sender.ready().await.map_err(|e| e.to_string())?;
+    let req = Request::post(&o.path)
+        .header("host", format!("{}:{}", o.host, o.port))
+        .header("content-type", "application/json")
+        .header("accept", "application/json, text/event-stream")
+        .header("mcp-protocol-version", "2026-07-28")
+        .header("mcp-method", "tools/call")
+        .header("mcp-name", name)
+        .body(Full::new(Bytes::from(body)))
+        .map_err(|e| e.to_string())?;
+    let resp = c
+        .sender
+        .send_request(req)
+        .await
+        .map_err(|e| e.to_string())?;
+    let ct = resp
+        .headers()
+        .get("content-type")
+        .and_then(|v| v.to_str().ok())
+        .unwrap_or("")
+        .to_owned();
+    let bytes = resp
+        .into_body()
+        .collect()
+        .await
+        .map_err(|e| e.to_string())?
+        .to_bytes();
+    message(&ct, &bytes).ok_or_else(|| "no JSON-RPC message in the response".into())
+}
+
+fn result<'a>(msg: &'a [u8]) -> Result<ToolResult<'a>, String> {
+    let env: Envelope<'a> = serde_json::from_slice(msg).map_err(|e| format!("bad JSON: {e}"))?;
+    if let Some(e) = env.error {
+        return Err(format!("JSON-RPC error {e}"));
+    }
+    let raw = env.result.ok_or("no result")?;
+    serde_json::from_str(raw.get()).map_err(|e| format!("bad result: {e}"))
+}
+
+fn text(r: &ToolResult<'_>) -> String {
+    r.content
+        .iter()
+        .filter_map(|b| b.text.as_deref())
+        .collect::<Vec<_>>()
+        .join("")
+}
+
+async fn echo_op(c: &mut Conn, o: &Opts, id: u64) -> Result<(), String> {
+    let body = format!(
+        r#"{{"jsonrpc":"2.0","id":{id},"method":"tools/call","params":{{"name":"echo","arguments":{{"text":"hello"}},{META}}}}}"#
+    );
+    let msg = post(c, o, "echo", body).await?;
+    let r = result(&msg)?;
+    if r.result_type.is_some_and(|t| t != "complete")
+        || r.is_error == Some(true)
+        || text(&r) != "hello"
+    {
+        return Err(format!("wrong echo: {}", String::from_utf8_lossy(&msg)));
+    }
+    Ok(())
+}
+
+async fn mrtr_op(c: &mut Conn, o: &Opts, id: u64) -> Result<(), String> {
+    let args = r#"{"name":"orders"}"#;
+    let first = format!(
+        r#"{{"jsonrpc":"2.0","id":{id},"method":"tools/call","params":{{"name":"provision_database","arguments":{args},{META}}}}}"#
+    );
+    let msg = post(c, o, "provision_database", first).await?;
+    let r = result(&msg)?;
+    if r.result_type != Some("input_required") {
+        return Err(format!(
+            "expected input_required: {}",
+            String::from_utf8_lossy(&msg)
+        ));
+    }
+    let questions = r
+        .input_requests
+        .as_ref()
+        .ok_or("input_required without questions")?;
+    if questions.is_empty() {
+        return Err("no questions".into());
+    }
+    let mut answers = String::from("{");
+    for (i, (key, q)) in questions.iter().enumerate() {
+        if !q.get().contains("elicitation/create") {
+            return Err(format!("unexpected question {key}: {}", q.get()));
+        }
+        if i > 0 {
+            answers.push(',');
+        }
+        answers.push_str(&serde_json::to_string(key).map_err(|e| e.to_string())?);
+        answers.push_str(r#":{"action":"accept","content":{"region":"eu-west-1"}}"#);
+    }
+    answers.push('}');
+    let state = match &r.request_state {
+        Some(s) => format!(
+            r#","requestState":{}"#,
+            serde_json::to_string(s).map_err(|e| e.to_string())?
+        ),
+        None => String::new(),
+    };
+    let retry = format!(
+        r#"{{"jsonrpc":"2.0","id":{},"method":"tools/call","params":{{"name":"provision_database","arguments":{args},"inputResponses":{answers}{state},{META}}}}}"#,
+        id + 1
+    );
+    let msg = post(c, o, "provision_database", retry).await?;
+    let r = result(&msg)?;
+    if r.result_type.is_some_and(|t| t != "complete")
+        || r.is_error == Some(true)
+        || text(&r) != "Created orders in eu-west-1"
+    {
+        return Err(format!(
+            "wrong completion: {}",
+            String::from_utf8_lossy(&msg)
+        ));
+    }
+    Ok(())
+}
+
+struct Tally {
+    ops: u64,
+    errors: u64,
+    latencies_us: Vec<u32>,
+    first_error: Option<String>,
+}
+
+async fn worker(o: Opts, index: usize, measure_from: Instant, stop_at: Instant) -> Tally {
+    let mut t = Tally {
+        ops: 0,
+        errors: 0,
+        latencies_us: Vec::with_capacity(1 << 16),
+        first_error: None,
+    };
+    let mut id = (index as u64) << 40;
+    let mut conn: Option<Conn> = None;
+    while Instant::now() < stop_at {
+        if conn.is_none() {
+            match connect(&o).await {
+                Ok(c) => conn = Some(c),
+                Err(e) => {
+                    t.errors += u64::from(Instant::now() >= measure_from);
+                    t.first_error.get_or_insert(e);
+                    tokio::time::sleep(Duration::from_millis(10)).await;
+                    continue;
+                }
+            }
+        }
+        let c = conn.as_mut().expect("connected");
+        let started = Instant::now();
+        id += 2;
+        let outcome = if o.mrtr {
+            mrtr_op(c, &o, id).await
+        } else {
+            echo_op(c, &o, id).await
+        };
+        let done = Instant::now();
+        if started < measure_from || done > stop_at {
+            continue;
+        }
+        match outcome {
+            Ok(()) => {
+                t.ops += 1;
+                t.latencies_us.push(
+                    done.duration_since(started)
+                        .as_micros()
+                        .min(u128::from(u32::MAX)) as u32,
+                );
+            }
+            Err(e) => {
+                t.errors += 1;
+                t.first_error.get_or_insert(e);
+                conn = None;
+            }
+        }
+    }
+    t
+}
+
+/// This process's user+system CPU time, in seconds (from /proc/self/stat).
+fn cpu_seconds() -> f64 {
+    let Ok(stat) = std::fs::read_to_string("/proc/self/stat") else {
+        return 0.0;
+    };
+    let after = stat.rsplit_once(')').map_or("", |(_, r)| r);
+    let f: Vec<&str> = after.split_whitespace().collect();
+    let ticks = |i: usize| f.get(i).and_then(|v| v.parse::<f64>().ok()).unwrap_or(0.0);
+    // Fields 14 and 15 (utime, stime) are at 11 and 12 after the command name.
+    (ticks(11) + ticks(12)) / 100.0
+}
+
+fn percentile(sorted: &[u32], p: f64) -> f64 {
+    if sorted.is_empty() {
+        return 0.0;
+    }
+    let i = ((sorted.len() as f64 - 1.0) * p).round() as usize;
+    f64::from(sorted[i]) / 1000.0
+}
+
+fn main() {
+    let o = match parse_args() {
+        Ok(o) => o,
+        Err(e) => {
+            eprintln!("loadgen: {e}");
+            std::process::exit(2);
+        }
+    };
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .expect("runtime");
+    let (tallies, cpu) = rt.block_on(async {
+        let start = Instant::now();
+        let measure_from = start + o.warmup;
+        let stop_at = measure_from + o.duration;
+        let handles: Vec<_> = (0..o.concurrency)
+            .map(|i| tokio::spawn(worker(o.clone(), i, measure_from, stop_at)))
+            .collect();
+        tokio::time::sleep_until(measure_from.into()).await;
+        let cpu0 = cpu_seconds();
+        tokio::time::sleep_until(stop_at.into()).await;
+        let cpu1 = cpu_seconds();
+        let mut all = Vec::new();
+        for h in handles {
+            all.push(h.await.expect("worker"));
+        }
+        (all, cpu1 - cpu0)
+    });
+    let ops: u64 = tallies.iter().map(|t| t.ops).sum();
+    let errors: u64 = tallies.iter().map(|t| t.errors).sum();
+    let mut lat: Vec<u32> = tallies
+        .iter()
+        .flat_map(|t| t.latencies_us.iter().copied())
+        .collect();
+    lat.sort_unstable();
+    if let Some(e) = tallies.iter().find_map(|t| t.first_error.as_ref()) {
+        eprintln!("loadgen: first error: {e}");
+    }
+    let secs = o.duration.as_secs_f64();
+    let line = serde_json::json!({
+        "mode": if o.mrtr { "mrtr" } else { "echo" },
+        "concurrency": o.concurrency,
+        "duration_s": secs,
+        "ops": ops,
+        "ops_per_s": ops as f64 / secs,
+        "errors": errors,
+        "p50_ms": percentile(&lat, 0.50),
+        "p90_ms": percentile(&lat, 0.90),
+        "p99_ms": percentile(&lat, 0.99),
+        "loadgen_cpu_s": cpu,
+        "requests": ops * if o.mrtr { 2 } else { 1 },
+    });
+    println!("{line}");
+}
