@@ -9,7 +9,7 @@ use bytes::Bytes;
 use http::header::{ACCEPT, ALLOW, CONTENT_TYPE, HOST, ORIGIN};
 use http::{HeaderMap, HeaderValue, Method, Request, Response, StatusCode};
 use http_body::Body;
-use http_body_util::{BodyExt, LengthLimitError, Limited};
+use http_body_util::BodyExt;
 use serde_json::value::RawValue;
 use std::convert::Infallible;
 use std::future::Future;
@@ -197,16 +197,16 @@ impl Shared {
             );
             return rpc_error(StatusCode::NOT_ACCEPTABLE, None, &e);
         }
-        let bytes = match Limited::new(body, self.config.max_body).collect().await {
-            Ok(b) => b.to_bytes(),
-            Err(e) if e.downcast_ref::<LengthLimitError>().is_some() => {
+        let bytes = match read_body(body, self.config.max_body).await {
+            Ok(b) => b,
+            Err(BodyError::TooLarge) => {
                 let e = ErrorObject::new(
                     ErrorCode::INVALID_REQUEST,
                     format!("Request body larger than {} bytes", self.config.max_body),
                 );
                 return rpc_error(StatusCode::PAYLOAD_TOO_LARGE, None, &e);
             }
-            Err(_) => return plain(StatusCode::BAD_REQUEST),
+            Err(BodyError::Broken) => return plain(StatusCode::BAD_REQUEST),
         };
         let principal = parts
             .extensions
@@ -318,6 +318,52 @@ impl Shared {
             }
         }
     }
+}
+
+enum BodyError {
+    TooLarge,
+    Broken,
+}
+
+/// Reads a body of at most `max` bytes; a body in one frame is taken without copying.
+async fn read_body<B>(body: B, max: usize) -> Result<Bytes, BodyError>
+where
+    B: Body<Data = Bytes>,
+{
+    if body.size_hint().lower() > max as u64 {
+        return Err(BodyError::TooLarge);
+    }
+    let mut body = std::pin::pin!(body);
+    let mut first: Option<Bytes> = None;
+    let mut more: Vec<u8> = Vec::new();
+    while let Some(frame) = body.frame().await {
+        let Ok(data) = frame.map_err(|_| BodyError::Broken)?.into_data() else {
+            continue;
+        };
+        let so_far = if more.is_empty() {
+            first.as_ref().map_or(0, Bytes::len)
+        } else {
+            more.len()
+        };
+        let total = so_far + data.len();
+        if total > max {
+            return Err(BodyError::TooLarge);
+        }
+        match &first {
+            None => first = Some(data),
+            Some(f) => {
+                if more.is_empty() {
+                    more.extend_from_slice(f);
+                }
+                more.extend_from_slice(&data);
+            }
+        }
+    }
+    Ok(if more.is_empty() {
+        first.unwrap_or_default()
+    } else {
+        Bytes::from(more)
+    })
 }
 
 fn not_a_request() -> ErrorObject {

@@ -231,8 +231,9 @@ impl ServerBuilder<StateKeys> {
                 meta: def.tool.meta.clone(),
             });
             tools.insert(
-                name,
+                name.clone(),
                 ToolEntry {
+                    name: Arc::from(name.as_str()),
                     handler: def.handler,
                     single_use: def.tool.single_use,
                     headers,
@@ -265,8 +266,9 @@ impl ServerBuilder<StateKeys> {
                 meta: None,
             });
             prompts.insert(
-                name,
+                name.clone(),
                 PromptEntry {
+                    name: Arc::from(name.as_str()),
                     handler: def.handler,
                     completions: def.prompt.completions,
                 },

@@ -109,7 +109,7 @@ pub struct Context {
 pub(crate) struct Inner {
     pub(crate) id: RequestId,
     pub(crate) method: &'static str,
-    pub(crate) target: String,
+    pub(crate) target: Arc<str>,
     pub(crate) meta: Arc<RequestMeta>,
     pub(crate) principal: Principal,
     pub(crate) notifier: Option<Notifier>,

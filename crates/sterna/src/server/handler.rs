@@ -4,7 +4,8 @@ use super::context::Context;
 use crate::error::HandlerError;
 use crate::mrtr::{NeedsInput, Plan};
 use base64::Engine;
-use futures_util::future::BoxFuture;
+use futures_util::FutureExt;
+use futures_util::future::{Either, Map, Ready, ready};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use std::future::Future;
@@ -23,8 +24,11 @@ use sterna_types::tools::CallToolResult;
 /// Implemented for every `Fn(Context, A) -> impl Future` closure or `async fn`, and for
 /// declarative handlers built with `ask(..).run(..)`.
 pub trait Handler<A, R>: Send + Sync + 'static {
+    /// The future the handler returns.
+    type Future: Future<Output = R> + Send + 'static;
+
     /// Runs the handler.
-    fn call(&self, ctx: Context, args: A) -> BoxFuture<'static, R>;
+    fn call(&self, ctx: Context, args: A) -> Self::Future;
 }
 
 impl<F, Fut, A, R> Handler<A, R> for F
@@ -32,8 +36,10 @@ where
     F: Fn(Context, A) -> Fut + Send + Sync + 'static,
     Fut: Future<Output = R> + Send + 'static,
 {
-    fn call(&self, ctx: Context, args: A) -> BoxFuture<'static, R> {
-        Box::pin(self(ctx, args))
+    type Future = Fut;
+
+    fn call(&self, ctx: Context, args: A) -> Fut {
+        self(ctx, args)
     }
 }
 
@@ -59,16 +65,18 @@ where
     Fut: Future<Output = R> + Send + 'static,
     R: Send + 'static,
 {
-    fn call(&self, ctx: Context, args: A) -> BoxFuture<'static, Result<R, HandlerError>> {
+    type Future =
+        Either<Ready<Result<R, HandlerError>>, Map<Fut, fn(R) -> Result<R, HandlerError>>>;
+
+    fn call(&self, ctx: Context, args: A) -> Self::Future {
         let answers = ctx
             .with_resolver(|r| self.plan.resolve(&args, r))
             .unwrap_or_else(|| Err(NeedsInput::new()));
         match answers {
-            Ok(answers) => {
-                let fut = (self.body)(ctx, args, answers);
-                Box::pin(async move { Ok(fut.await) })
-            }
-            Err(n) => Box::pin(std::future::ready(Err(n.into()))),
+            Ok(answers) => Either::Right(
+                (self.body)(ctx, args, answers).map(Ok as fn(R) -> Result<R, HandlerError>),
+            ),
+            Err(n) => Either::Left(ready(Err(n.into()))),
         }
     }
 }

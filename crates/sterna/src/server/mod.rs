@@ -59,12 +59,14 @@ impl std::fmt::Debug for Server {
 }
 
 pub(crate) struct ToolEntry {
+    pub(crate) name: Arc<str>,
     pub(crate) handler: Arc<dyn tool::ErasedTool>,
     pub(crate) single_use: bool,
     pub(crate) headers: Vec<crate::mirror::HeaderParam>,
 }
 
 pub(crate) struct PromptEntry {
+    pub(crate) name: Arc<str>,
     pub(crate) handler: Arc<dyn prompt::ErasedPrompt>,
     pub(crate) completions: std::collections::BTreeMap<String, Arc<dyn completion::Completer>>,
 }

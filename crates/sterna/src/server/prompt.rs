@@ -4,6 +4,7 @@ use super::completion::{Completer, IntoCompletion, boxed_completer};
 use super::context::Context;
 use super::handler::{Declarative, Handler, IntoPromptResult, Produced};
 use crate::mrtr::{First, Plan, Question, Then};
+use futures_util::FutureExt;
 use futures_util::future::BoxFuture;
 use schemars::JsonSchema;
 use serde::de::DeserializeOwned;
@@ -203,8 +204,9 @@ where
             .map(|(k, v)| (k, Value::String(v)))
             .collect();
         let args = A::deserialize(Value::Object(obj)).map_err(|e| e.to_string())?;
-        let fut = self.handler.call(ctx, args);
-        Ok(Box::pin(async move { fut.await.into_prompt() }))
+        Ok(Box::pin(
+            self.handler.call(ctx, args).map(|r| r.into_prompt()),
+        ))
     }
 }
 

@@ -5,6 +5,7 @@ use super::context::Context;
 use super::handler::{Declarative, Handler, IntoResourceResult, Produced};
 use super::uri_template::UriTemplate;
 use crate::mrtr::{First, Plan, Question, Then};
+use futures_util::FutureExt;
 use futures_util::future::BoxFuture;
 use serde::de::DeserializeOwned;
 use serde_json::Value;
@@ -404,9 +405,10 @@ where
             .map(|(k, v)| (k, Value::String(v)))
             .collect();
         let args = A::deserialize(Value::Object(obj)).map_err(|e| e.to_string())?;
-        let fut = self.handler.call(ctx, args);
-        Ok(Box::pin(async move {
-            fut.await.into_resource(&uri, mime.as_deref())
-        }))
+        Ok(Box::pin(
+            self.handler
+                .call(ctx, args)
+                .map(move |r| r.into_resource(&uri, mime.as_deref())),
+        ))
     }
 }

@@ -40,7 +40,7 @@ pub(crate) struct Round<'s, 'a> {
     pub(crate) server: &'s Server,
     pub(crate) id: RequestId,
     pub(crate) method: &'static str,
-    pub(crate) target: String,
+    pub(crate) target: Arc<str>,
     pub(crate) binding_args: Target<'a>,
     pub(crate) meta: Arc<RequestMeta>,
     pub(crate) input_responses: RawField<'a>,

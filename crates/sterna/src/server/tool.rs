@@ -3,6 +3,7 @@
 use super::context::Context;
 use super::handler::{Declarative, Handler, IntoToolResult, Produced};
 use crate::mrtr::{First, Plan, Question, Then};
+use futures_util::FutureExt;
 use futures_util::future::BoxFuture;
 use schemars::JsonSchema;
 use serde::de::DeserializeOwned;
@@ -245,8 +246,9 @@ where
         args: Option<&RawValue>,
     ) -> Result<BoxFuture<'static, Produced<CallToolResult>>, String> {
         let args: A = decode_args(args)?;
-        let fut = self.handler.call(ctx, args);
-        Ok(Box::pin(async move { fut.await.into_tool() }))
+        Ok(Box::pin(
+            self.handler.call(ctx, args).map(|r| r.into_tool()),
+        ))
     }
 }
 
