@@ -78,6 +78,11 @@ pub enum TransportError {
     StreamBroken,
     /// The connection or process is closed.
     Closed,
+    /// The server's answer was larger than the client accepts.
+    TooLarge {
+        /// The limit, in bytes.
+        limit: usize,
+    },
 }
 
 impl fmt::Display for TransportError {
@@ -87,6 +92,7 @@ impl fmt::Display for TransportError {
             Self::Http { status, body } => write!(f, "HTTP {status}: {body}"),
             Self::StreamBroken => f.write_str("the response stream broke before the response"),
             Self::Closed => f.write_str("the connection is closed"),
+            Self::TooLarge { limit } => write!(f, "the answer is larger than {limit} bytes"),
         }
     }
 }

@@ -135,3 +135,46 @@ async fn over_http_with_mirrored_headers_and_a_resumed_flow() {
     let _ = stop.send(());
     serving.await.unwrap().unwrap();
 }
+
+#[tokio::test]
+async fn oversized_answers_from_a_hostile_server_are_refused() {
+    use bytes::Bytes;
+    use http_body_util::Full;
+    use hyper::service::service_fn;
+    use hyper_util::rt::TokioIo;
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let url = format!("http://{}/mcp", listener.local_addr().unwrap());
+    tokio::spawn(async move {
+        while let Ok((tcp, _)) = listener.accept().await {
+            tokio::spawn(async move {
+                let svc = service_fn(|_req: hyper::Request<hyper::body::Incoming>| async {
+                    let body = format!(
+                        r#"{{"jsonrpc":"2.0","id":1,"result":{{"content":[{{"type":"text","text":"{}"}}]}}}}"#,
+                        "x".repeat(100_000)
+                    );
+                    Ok::<_, std::convert::Infallible>(
+                        hyper::Response::builder()
+                            .header("content-type", "application/json")
+                            .body(Full::new(Bytes::from(body)))
+                            .unwrap(),
+                    )
+                });
+                let _ = hyper::server::conn::http1::Builder::new()
+                    .serve_connection(TokioIo::new(tcp), svc)
+                    .await;
+            });
+        }
+    });
+    let transport = sterna::client::transport::HttpTransport::new(&url)
+        .unwrap()
+        .max_response(10_000);
+    let client = Client::builder("t", "0").build(transport);
+    match client
+        .raw_request("server/discover", serde_json::Map::new())
+        .await
+    {
+        Err(ClientError::Transport(sterna::client::TransportError::TooLarge { limit: 10_000 })) => {
+        }
+        other => panic!("{other:?}"),
+    }
+}

@@ -21,6 +21,7 @@ pub struct HttpTransport {
     client: Client<HttpConnector, Full<Bytes>>,
     url: Uri,
     extra: HeaderMap,
+    max_response: usize,
 }
 
 impl std::fmt::Debug for HttpTransport {
@@ -52,7 +53,15 @@ impl HttpTransport {
             client,
             url,
             extra: HeaderMap::new(),
+            max_response: 16 * 1024 * 1024,
         })
+    }
+
+    /// The largest answer accepted, in bytes (default 16 MiB): a JSON body, or everything
+    /// an SSE stream carries for one request. Larger answers fail the request.
+    pub fn max_response(mut self, bytes: usize) -> Self {
+        self.max_response = bytes;
+        self
     }
 
     /// Adds a header to every request (e.g. `Authorization`).
@@ -92,11 +101,20 @@ impl HttpTransport {
             .and_then(|v| v.to_str().ok())
             .is_some_and(|c| c.starts_with("text/event-stream"));
         let mut body = response.into_body();
+        let limit = self.max_response;
         if !sse {
-            let bytes = body
+            let bytes = http_body_util::Limited::new(body, limit)
                 .collect()
                 .await
-                .map_err(|_| TransportError::StreamBroken)?
+                .map_err(|e| {
+                    if e.downcast_ref::<http_body_util::LengthLimitError>()
+                        .is_some()
+                    {
+                        TransportError::TooLarge { limit }
+                    } else {
+                        TransportError::StreamBroken
+                    }
+                })?
                 .to_bytes();
             // A JSON-RPC answer is the answer, whatever the status (errors come with 4xx).
             if matches!(

@@ -92,10 +92,27 @@ async fn write_loop<W: AsyncWrite + Unpin>(
     let _ = w.shutdown().await;
 }
 
+/// The longest line accepted from a server (16 MiB); longer ones are skipped.
+const MAX_LINE: usize = 16 * 1024 * 1024;
+
 async fn read_loop<R: AsyncRead + Unpin>(r: R, waiters: Waiters) {
-    let mut lines = BufReader::new(r).lines();
+    use futures_util::StreamExt;
+    use tokio_util::codec::{FramedRead, LinesCodec, LinesCodecError};
+    let mut lines = FramedRead::new(r, LinesCodec::new_with_max_length(MAX_LINE));
     let mut last_sink: Option<NotificationSink> = None;
-    while let Ok(Some(line)) = lines.next_line().await {
+    while let Some(next) = lines.next().await {
+        let line = match next {
+            Ok(l) => l,
+            Err(LinesCodecError::MaxLineLengthExceeded) => {
+                tracing::warn!("skipping a line longer than {MAX_LINE} bytes from the server");
+                continue;
+            }
+            Err(LinesCodecError::Io(e)) if e.kind() == std::io::ErrorKind::InvalidData => {
+                tracing::warn!("skipping a line that is not UTF-8 from the server");
+                continue;
+            }
+            Err(_) => break,
+        };
         match RawMessage::parse(line.as_bytes()) {
             Ok(Incoming::Result { id, .. }) | Ok(Incoming::Error { id: Some(id), .. }) => {
                 if let Some((tx, _)) = lock(&waiters).remove(&id) {
