@@ -41,8 +41,18 @@ async fn progress_turns_the_response_into_an_event_stream() {
     s.shutdown().await;
 }
 
-/// Reads SSE events from a streaming response until `n` arrived.
+/// Reads SSE events from a streaming response until `n` arrived; comment lines
+/// (keep-alives) are counted in `comments`.
 async fn read_events(body: &mut hyper::body::Incoming, buf: &mut String, n: usize) -> Vec<Value> {
+    read_events_counting(body, buf, n, &mut 0).await
+}
+
+async fn read_events_counting(
+    body: &mut hyper::body::Incoming,
+    buf: &mut String,
+    n: usize,
+    comments: &mut usize,
+) -> Vec<Value> {
     let mut out = Vec::new();
     while out.len() < n {
         let frame = tokio::time::timeout(Duration::from_secs(10), body.frame())
@@ -57,6 +67,8 @@ async fn read_events(body: &mut hyper::body::Incoming, buf: &mut String, n: usiz
             let event: String = buf.drain(..end + 2).collect();
             if let Some(d) = event.lines().find_map(|l| l.strip_prefix("data: ")) {
                 out.push(serde_json::from_str(d).unwrap());
+            } else if event.starts_with(':') {
+                *comments += 1;
             }
         }
     }
@@ -109,11 +121,16 @@ async fn subscriptions_get_acknowledged_filtered_changes_and_a_graceful_end() {
         ev[0]["params"]["_meta"]["io.modelcontextprotocol/subscriptionId"],
         "sub-1"
     );
-    // Idle streams carry keep-alive comments.
-    tokio::time::sleep(Duration::from_millis(250)).await;
+    // Idle streams carry keep-alive comments (every 100 ms here).
+    tokio::time::sleep(Duration::from_millis(350)).await;
     // Graceful shutdown ends the stream with the closing result.
     let stopping = tokio::spawn(s.shutdown());
-    let end = read_events(&mut body, &mut buf, 1).await;
+    let mut comments = 0;
+    let end = read_events_counting(&mut body, &mut buf, 1, &mut comments).await;
+    assert!(
+        comments >= 2,
+        "keep-alive comments on an idle stream: {comments}"
+    );
     assert_eq!(end[0]["id"], "sub-1");
     assert_eq!(
         end[0]["result"]["_meta"]["io.modelcontextprotocol/subscriptionId"],
