@@ -1,6 +1,7 @@
 //! The server: a router of tools, prompts, resources and completions, built once and
 //! shared by every request, independent of the transport.
 
+mod asking;
 mod builder;
 mod changes;
 mod completion;
@@ -25,7 +26,7 @@ pub use handler::{
     Declarative, Handler, IntoPromptResult, IntoResourceResult, IntoToolResult, Json, NoArgs,
 };
 pub use prompt::{AskingPrompt, Prompt, PromptDef};
-pub use resource::{AskingResource, Resource, ResourceDef, ResourceTemplate};
+pub use resource::{AskingResource, Resource, ResourceBase, ResourceDef, ResourceTemplate};
 pub use tool::{Asking, Tool, ToolDef};
 
 use crate::state::StateConfig;

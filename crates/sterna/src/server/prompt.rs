@@ -2,8 +2,8 @@
 
 use super::completion::{Completer, IntoCompletion, boxed_completer};
 use super::context::Context;
-use super::handler::{Declarative, Handler, IntoPromptResult, Produced};
-use crate::mrtr::{First, Plan, Question, Then};
+use super::handler::{Handler, IntoPromptResult, Produced};
+use crate::mrtr::{First, Question};
 use futures_util::FutureExt;
 use futures_util::future::BoxFuture;
 use schemars::JsonSchema;
@@ -112,65 +112,25 @@ impl Prompt {
         F: Fn(&A) -> Q + Send + Sync + 'static,
         Q: Question + 'static,
     {
-        AskingPrompt {
+        AskingPrompt::new(self, First::new(questions))
+    }
+}
+
+super::asking::asking!(
+    /// A prompt with declared questions; see [`Prompt::ask`].
+    AskingPrompt,
+    Prompt,
+    PromptDef,
+    IntoPromptResult,
+    [DeserializeOwned + JsonSchema + Send + 'static]
+);
+
+impl Prompt {
+    fn unusable(self, reason: String) -> PromptDef {
+        PromptDef {
             prompt: self,
-            plan: First::new(questions),
-            _a: PhantomData,
-        }
-    }
-}
-
-/// A prompt with declared questions; see [`Prompt::ask`].
-pub struct AskingPrompt<A, P> {
-    prompt: Prompt,
-    plan: Result<P, String>,
-    _a: PhantomData<fn(A)>,
-}
-
-impl<A, P> std::fmt::Debug for AskingPrompt<A, P> {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("AskingPrompt")
-            .field("prompt", &self.prompt)
-            .finish()
-    }
-}
-
-impl<A, P> AskingPrompt<A, P>
-where
-    A: DeserializeOwned + JsonSchema + Send + 'static,
-    P: Plan<A>,
-{
-    /// Declares questions that depend on earlier answers (asked in a later round).
-    pub fn then_ask<G, Q>(self, questions: G) -> AskingPrompt<A, Then<P, G, Q>>
-    where
-        G: Fn(&A, &P::Answers) -> Q + Send + Sync + 'static,
-        Q: Question + 'static,
-    {
-        AskingPrompt {
-            prompt: self.prompt,
-            plan: self.plan.and_then(|p| Then::new(p, questions)),
-            _a: PhantomData,
-        }
-    }
-
-    /// Sets the body, run once every answer is present.
-    pub fn run<B, Fut, R>(self, body: B) -> PromptDef
-    where
-        B: Fn(Context, A, P::Answers) -> Fut + Send + Sync + 'static,
-        Fut: std::future::Future<Output = R> + Send + 'static,
-        R: IntoPromptResult + 'static,
-    {
-        match self.plan {
-            Ok(plan) => self.prompt.handler(Declarative {
-                plan,
-                body,
-                _a: PhantomData,
-            }),
-            Err(reason) => PromptDef {
-                prompt: self.prompt,
-                arguments: Err(reason),
-                handler: Arc::new(Unusable),
-            },
+            arguments: Err(reason),
+            handler: Arc::new(Unusable),
         }
     }
 }

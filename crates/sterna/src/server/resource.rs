@@ -2,9 +2,9 @@
 
 use super::completion::{Completer, CompletionRequest, IntoCompletion, boxed_completer};
 use super::context::Context;
-use super::handler::{Declarative, Handler, IntoResourceResult, Produced};
+use super::handler::{Handler, IntoResourceResult, Produced};
 use super::uri_template::UriTemplate;
-use crate::mrtr::{First, Plan, Question, Then};
+use crate::mrtr::{First, Question};
 use futures_util::FutureExt;
 use futures_util::future::BoxFuture;
 use serde::de::DeserializeOwned;
@@ -217,11 +217,7 @@ impl Resource {
         F: Fn(&A) -> Q + Send + Sync + 'static,
         Q: Question + 'static,
     {
-        AskingResource {
-            base: Base::Fixed(self),
-            plan: First::new(questions),
-            _a: PhantomData,
-        }
+        AskingResource::new(ResourceBase::Fixed(self), First::new(questions))
     }
 }
 
@@ -280,85 +276,47 @@ impl ResourceTemplate {
         F: Fn(&A) -> Q + Send + Sync + 'static,
         Q: Question + 'static,
     {
-        AskingResource {
-            base: Base::Template(self),
-            plan: First::new(questions),
-            _a: PhantomData,
-        }
+        AskingResource::new(ResourceBase::Template(self), First::new(questions))
     }
 }
 
-enum Base {
+/// What an asking resource builds on: a fixed resource or a template.
+#[derive(Debug)]
+pub enum ResourceBase {
+    /// A fixed resource.
     Fixed(Resource),
+    /// A template.
     Template(ResourceTemplate),
 }
 
-/// A resource with declared questions.
-pub struct AskingResource<A, P> {
-    base: Base,
-    plan: Result<P, String>,
-    _a: PhantomData<fn(A)>,
-}
-
-impl<A, P> std::fmt::Debug for AskingResource<A, P> {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str("AskingResource")
-    }
-}
-
-impl<A, P> AskingResource<A, P>
-where
-    A: DeserializeOwned + Send + 'static,
-    P: Plan<A>,
-{
-    /// Declares questions that depend on earlier answers (asked in a later round).
-    pub fn then_ask<G, Q>(self, questions: G) -> AskingResource<A, Then<P, G, Q>>
+impl ResourceBase {
+    fn handler<A, H, R>(self, handler: H) -> ResourceDef
     where
-        G: Fn(&A, &P::Answers) -> Q + Send + Sync + 'static,
-        Q: Question + 'static,
-    {
-        AskingResource {
-            base: self.base,
-            plan: self.plan.and_then(|p| Then::new(p, questions)),
-            _a: PhantomData,
-        }
-    }
-
-    /// Sets the body, run once every answer is present.
-    pub fn run<B, Fut, R>(self, body: B) -> ResourceDef
-    where
-        B: Fn(Context, A, P::Answers) -> Fut + Send + Sync + 'static,
-        Fut: std::future::Future<Output = R> + Send + 'static,
+        A: DeserializeOwned + Send + 'static,
+        H: Handler<A, R>,
         R: IntoResourceResult + 'static,
     {
-        let (plan, error) = match self.plan {
-            Ok(p) => (Some(p), None),
-            Err(e) => (None, Some(e)),
-        };
-        let mut def = match (self.base, plan) {
-            (Base::Fixed(r), Some(plan)) => r.handler(Declarative {
-                plan,
-                body,
-                _a: PhantomData,
-            }),
-            (Base::Template(t), Some(plan)) => t.handler(Declarative {
-                plan,
-                body,
-                _a: PhantomData,
-            }),
-            (Base::Fixed(r), None) => {
-                r.handler(|_: Context, _: super::NoArgs| async { String::new() })
-            }
-            (Base::Template(t), None) => {
-                t.handler(|_: Context, _: super::NoArgs| async { String::new() })
-            }
-        };
-        if error.is_some() {
-            def.error = error;
+        match self {
+            Self::Fixed(r) => r.handler(handler),
+            Self::Template(t) => t.handler(handler),
         }
+    }
+
+    fn unusable(self, reason: String) -> ResourceDef {
+        let mut def = self.handler(|_: Context, _: super::NoArgs| async { String::new() });
+        def.error = Some(reason);
         def
     }
 }
+
+super::asking::asking!(
+    /// A resource (or template) with declared questions; see [`Resource::ask`].
+    AskingResource,
+    ResourceBase,
+    ResourceDef,
+    IntoResourceResult,
+    [DeserializeOwned + Send + 'static]
+);
 
 pub(crate) trait ErasedResource: Send + Sync {
     fn call(

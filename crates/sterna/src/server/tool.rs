@@ -1,8 +1,8 @@
 //! Tools: registration and the erased handler.
 
 use super::context::Context;
-use super::handler::{Declarative, Handler, IntoToolResult, Produced};
-use crate::mrtr::{First, Plan, Question, Then};
+use super::handler::{Handler, IntoToolResult, Produced};
+use crate::mrtr::{First, Question};
 use futures_util::FutureExt;
 use futures_util::future::BoxFuture;
 use schemars::JsonSchema;
@@ -157,65 +157,25 @@ impl Tool {
         F: Fn(&A) -> Q + Send + Sync + 'static,
         Q: Question + 'static,
     {
-        Asking {
+        Asking::new(self, First::new(questions))
+    }
+}
+
+super::asking::asking!(
+    /// A tool with declared questions; see [`Tool::ask`].
+    Asking,
+    Tool,
+    ToolDef,
+    IntoToolResult,
+    [DeserializeOwned + JsonSchema + Send + 'static]
+);
+
+impl Tool {
+    fn unusable(self, reason: String) -> ToolDef {
+        ToolDef {
             tool: self,
-            plan: First::new(questions),
-            _a: PhantomData,
-        }
-    }
-}
-
-/// A tool with declared questions; see [`Tool::ask`].
-pub struct Asking<A, P> {
-    tool: Tool,
-    plan: Result<P, String>,
-    _a: PhantomData<fn(A)>,
-}
-
-impl<A, P> std::fmt::Debug for Asking<A, P> {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Asking").field("tool", &self.tool).finish()
-    }
-}
-
-impl<A, P> Asking<A, P>
-where
-    A: DeserializeOwned + JsonSchema + Send + 'static,
-    P: Plan<A>,
-{
-    /// Declares further questions that depend on the earlier answers; they are asked in a
-    /// later round, once the earlier ones are answered.
-    pub fn then_ask<G, Q>(self, questions: G) -> Asking<A, Then<P, G, Q>>
-    where
-        G: Fn(&A, &P::Answers) -> Q + Send + Sync + 'static,
-        Q: Question + 'static,
-    {
-        Asking {
-            tool: self.tool,
-            plan: self.plan.and_then(|p| Then::new(p, questions)),
-            _a: PhantomData,
-        }
-    }
-
-    /// Sets the body: `async fn(Context, Args, Answers) -> impl IntoToolResult`, run once
-    /// every answer is present.
-    pub fn run<B, Fut, R>(self, body: B) -> ToolDef
-    where
-        B: Fn(Context, A, P::Answers) -> Fut + Send + Sync + 'static,
-        Fut: std::future::Future<Output = R> + Send + 'static,
-        R: IntoToolResult + 'static,
-    {
-        match self.plan {
-            Ok(plan) => self.tool.handler(Declarative {
-                plan,
-                body,
-                _a: PhantomData,
-            }),
-            Err(reason) => ToolDef {
-                tool: self.tool,
-                input_schema: Err(reason),
-                handler: Arc::new(Unusable),
-            },
+            input_schema: Err(reason),
+            handler: Arc::new(Unusable),
         }
     }
 }
