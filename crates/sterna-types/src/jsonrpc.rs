@@ -108,12 +108,38 @@ impl Serialize for JsonRpcVersion {
 
 impl<'de> Deserialize<'de> for JsonRpcVersion {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        let v = Cow::<'de, str>::deserialize(d)?;
+        let Str(v) = Str::deserialize(d)?;
         if v == "2.0" {
             Ok(JsonRpcVersion)
         } else {
             Err(de::Error::custom("jsonrpc must be \"2.0\""))
         }
+    }
+}
+
+/// A string borrowed from the input when it has no escapes (serde's own `Cow<str>`
+/// always copies unless a derive marks it `borrow`).
+pub(crate) struct Str<'de>(pub(crate) Cow<'de, str>);
+
+impl<'de> Deserialize<'de> for Str<'de> {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V;
+        impl<'de> Visitor<'de> for V {
+            type Value = Str<'de>;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("a string")
+            }
+            fn visit_borrowed_str<E: de::Error>(self, v: &'de str) -> Result<Str<'de>, E> {
+                Ok(Str(Cow::Borrowed(v)))
+            }
+            fn visit_str<E: de::Error>(self, v: &str) -> Result<Str<'de>, E> {
+                Ok(Str(Cow::Owned(v.to_owned())))
+            }
+            fn visit_string<E: de::Error>(self, v: String) -> Result<Str<'de>, E> {
+                Ok(Str(Cow::Owned(v)))
+            }
+        }
+        d.deserialize_str(V)
     }
 }
 
@@ -475,6 +501,36 @@ impl<'a> RawMessage<'a> {
         }
     }
 
+    /// Reads a request and its params in one pass: the fast path for servers, which
+    /// otherwise walk the params twice (once to find their end, once to decode them).
+    ///
+    /// `params_for` gets the method name and returns the seed that decodes that method's
+    /// params (an object; arrays are refused), or `None` to decline. The result is `None`
+    /// for anything but a plain, valid request whose `jsonrpc`, `id` and `method`
+    /// precede `params`: notifications, responses, other member orders, declined
+    /// methods, params that fail to decode. [`RawMessage::parse`] then reads the
+    /// message and reports any error, so this function never decides what is wrong.
+    pub fn parse_request_with<P, F>(
+        bytes: &'a [u8],
+        params_for: F,
+    ) -> Option<(RequestId, Cow<'a, str>, P::Value)>
+    where
+        P: de::DeserializeSeed<'a>,
+        F: FnOnce(&str) -> Option<P>,
+    {
+        let mut de = serde_json::Deserializer::from_slice(bytes);
+        let parsed = de::Deserializer::deserialize_map(
+            &mut de,
+            RequestVisitor {
+                params_for: Some(params_for),
+                _seed: std::marker::PhantomData,
+            },
+        )
+        .ok()?;
+        de.end().ok()?;
+        Some(parsed)
+    }
+
     /// Classifies an already parsed message.
     pub fn classify(self) -> Result<Incoming<'a>, Malformed> {
         let id = match &self.id {
@@ -526,6 +582,82 @@ impl<'a> RawMessage<'a> {
     }
 }
 
+/// Visits a request envelope for [`RawMessage::parse_request_with`]; every surprise is
+/// an error (the caller falls back to [`RawMessage::parse`]).
+struct RequestVisitor<P, F> {
+    params_for: Option<F>,
+    _seed: std::marker::PhantomData<P>,
+}
+
+impl<'a, P, F> Visitor<'a> for RequestVisitor<P, F>
+where
+    P: de::DeserializeSeed<'a>,
+    F: FnOnce(&str) -> Option<P>,
+{
+    type Value = (RequestId, Cow<'a, str>, P::Value);
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("a JSON-RPC request")
+    }
+
+    fn visit_map<A: de::MapAccess<'a>>(mut self, mut map: A) -> Result<Self::Value, A::Error> {
+        let mut version = false;
+        let mut id = None;
+        let mut method: Option<Cow<'a, str>> = None;
+        let mut params = None;
+        let refuse = || de::Error::custom("not the fast path");
+        while let Some(Str(key)) = map.next_key::<Str<'a>>()? {
+            match key.as_ref() {
+                "jsonrpc" if !version => {
+                    version = map.next_value::<Str<'a>>()?.0 == "2.0";
+                    if !version {
+                        return Err(refuse());
+                    }
+                }
+                "id" if id.is_none() => id = Some(map.next_value::<RequestId>()?),
+                "method" if method.is_none() => method = Some(map.next_value::<Str<'a>>()?.0),
+                "params" if params.is_none() => {
+                    let m = method.as_deref().ok_or_else(refuse)?;
+                    let f = self.params_for.take().ok_or_else(refuse)?;
+                    let seed = f(m).ok_or_else(refuse)?;
+                    params = Some(map.next_value_seed(ObjectSeed(seed))?);
+                }
+                "jsonrpc" | "id" | "method" | "params" | "result" | "error" => {
+                    return Err(refuse());
+                }
+                _ => {
+                    map.next_value::<de::IgnoredAny>()?;
+                }
+            }
+        }
+        match (version, id, method, params) {
+            (true, Some(id), Some(method), Some(params)) => Ok((id, method, params)),
+            _ => Err(refuse()),
+        }
+    }
+}
+
+/// Runs a seed on a JSON object only.
+struct ObjectSeed<P>(P);
+
+impl<'a, P: de::DeserializeSeed<'a>> de::DeserializeSeed<'a> for ObjectSeed<P> {
+    type Value = P::Value;
+
+    fn deserialize<D: Deserializer<'a>>(self, d: D) -> Result<P::Value, D::Error> {
+        struct V<P>(P);
+        impl<'a, P: de::DeserializeSeed<'a>> Visitor<'a> for V<P> {
+            type Value = P::Value;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("an object")
+            }
+            fn visit_map<A: de::MapAccess<'a>>(self, a: A) -> Result<P::Value, A::Error> {
+                self.0.deserialize(de::value::MapAccessDeserializer::new(a))
+            }
+        }
+        d.deserialize_map(V(self.0))
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -566,5 +698,44 @@ mod tests {
         let e =
             RawMessage::parse(br#"{"jsonrpc":"2.0","id":9,"method":"x","result":{}}"#).unwrap_err();
         assert_eq!(e.id, Some(RequestId::Number(9)));
+    }
+
+    #[test]
+    fn one_pass_requests() {
+        #[derive(Deserialize)]
+        struct P<'a> {
+            #[serde(borrow)]
+            name: Cow<'a, str>,
+        }
+        let seed = |m: &str| (m != "skip").then_some(std::marker::PhantomData::<P<'_>>);
+        let ok = br#"{"jsonrpc":"2.0","id":"a","method":"tools/call","extra":[1],"params":{"name":"x","more":1}}"#;
+        let (id, method, p) = RawMessage::parse_request_with(ok, seed).unwrap();
+        assert_eq!(id, RequestId::String("a".into()));
+        assert_eq!(method, "tools/call");
+        assert!(matches!(method, Cow::Borrowed(_)));
+        assert!(matches!(p.name, Cow::Borrowed("x")));
+        // Everything unusual is declined (and left to `parse`).
+        for declined in [
+            r#"{"jsonrpc":"2.0","id":1,"params":{"name":"x"},"method":"m"}"#,
+            r#"{"jsonrpc":"2.0","id":1,"method":"skip","params":{"name":"x"}}"#,
+            r#"{"jsonrpc":"2.0","method":"m","params":{"name":"x"}}"#,
+            r#"{"jsonrpc":"2.0","id":null,"method":"m","params":{"name":"x"}}"#,
+            r#"{"jsonrpc":"2.0","id":1.5,"method":"m","params":{"name":"x"}}"#,
+            r#"{"jsonrpc":"1.0","id":1,"method":"m","params":{"name":"x"}}"#,
+            r#"{"id":1,"method":"m","params":{"name":"x"}}"#,
+            r#"{"jsonrpc":"2.0","id":1,"method":"m"}"#,
+            r#"{"jsonrpc":"2.0","id":1,"method":"m","params":null}"#,
+            r#"{"jsonrpc":"2.0","id":1,"method":"m","params":["x"]}"#,
+            r#"{"jsonrpc":"2.0","id":1,"method":"m","params":{"name":5}}"#,
+            r#"{"jsonrpc":"2.0","id":1,"method":"m","params":{"name":"x"},"result":{}}"#,
+            r#"{"jsonrpc":"2.0","id":1,"id":2,"method":"m","params":{"name":"x"}}"#,
+            r#"{"jsonrpc":"2.0","id":1,"method":"m","params":{"name":"x"}} trailing"#,
+            r#"[{"jsonrpc":"2.0","id":1,"method":"m","params":{"name":"x"}}]"#,
+        ] {
+            assert!(
+                RawMessage::parse_request_with(declined.as_bytes(), seed).is_none(),
+                "{declined}"
+            );
+        }
     }
 }

@@ -3,7 +3,7 @@
 use crate::JsonObject;
 use crate::capabilities::ClientCapabilities;
 use crate::content::Icon;
-use crate::jsonrpc::RequestId;
+use crate::jsonrpc::{RequestId, Str};
 use serde::de::{self, Deserializer, MapAccess, Visitor};
 use serde::ser::{SerializeMap, Serializer};
 use serde::{Deserialize, Serialize};
@@ -157,7 +157,7 @@ impl<'de> Deserialize<'de> for RequestMeta {
                 let mut level = None;
                 let mut token = None;
                 let mut other = JsonObject::new();
-                while let Some(key) = a.next_key::<std::borrow::Cow<'de, str>>()? {
+                while let Some(Str(key)) = a.next_key::<Str<'de>>()? {
                     match key.as_ref() {
                         PROTOCOL_VERSION_KEY => {
                             set(&mut version, a.next_value()?, PROTOCOL_VERSION_KEY)?

@@ -5,6 +5,7 @@ use crate::server::{ParamKind, Server};
 use base64::Engine;
 use base64::engine::general_purpose::STANDARD;
 use http::HeaderMap;
+use http::header::{AsHeaderName, HeaderName};
 use serde_json::Value;
 use serde_json::value::RawValue;
 use std::borrow::Cow;
@@ -45,7 +46,10 @@ fn mismatch(msg: String) -> ErrorObject {
 }
 
 /// A header's value as text, trimmed; `Err` when it has characters HTTP forbids.
-fn text<'h>(headers: &'h HeaderMap, name: &str) -> Result<Option<&'h str>, ErrorObject> {
+fn text<K: AsHeaderName + std::fmt::Display + Copy>(
+    headers: &HeaderMap,
+    name: K,
+) -> Result<Option<&str>, ErrorObject> {
     match headers.get(name) {
         None => Ok(None),
         Some(v) => v
@@ -55,9 +59,13 @@ fn text<'h>(headers: &'h HeaderMap, name: &str) -> Result<Option<&'h str>, Error
     }
 }
 
+const PROTOCOL_VERSION: HeaderName = HeaderName::from_static("mcp-protocol-version");
+const METHOD: HeaderName = HeaderName::from_static("mcp-method");
+const NAME: HeaderName = HeaderName::from_static("mcp-name");
+
 /// `MCP-Protocol-Version`, which every request must carry.
 pub(crate) fn protocol_version(headers: &HeaderMap) -> Result<&str, ErrorObject> {
-    text(headers, "mcp-protocol-version")?
+    text(headers, &PROTOCOL_VERSION)?
         .ok_or_else(|| mismatch("the MCP-Protocol-Version header is required".into()))
 }
 
@@ -70,7 +78,7 @@ pub(crate) fn check(
     name: Option<&str>,
     arguments: Option<&RawValue>,
 ) -> Result<(), ErrorObject> {
-    match text(headers, "mcp-method")? {
+    match text(headers, &METHOD)? {
         None => return Err(mismatch("the Mcp-Method header is required".into())),
         Some(m) if m != method => {
             return Err(mismatch(format!(
@@ -82,7 +90,7 @@ pub(crate) fn check(
     if !matches!(method, "tools/call" | "prompts/get" | "resources/read") {
         return Ok(());
     }
-    let Some(h) = text(headers, "mcp-name")? else {
+    let Some(h) = text(headers, &NAME)? else {
         return Err(mismatch("the Mcp-Name header is required".into()));
     };
     let decoded = decode_header_value(h)

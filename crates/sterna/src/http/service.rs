@@ -3,7 +3,7 @@
 use super::body::{Final, McpBody};
 use super::config::{HttpConfig, OriginPolicy};
 use super::headers;
-use crate::server::dispatch::{Response as RpcResponse, TransportCheck};
+use crate::server::dispatch::{self, Prepared, Read, Response as RpcResponse, TransportCheck};
 use crate::server::{Notifier, Principal, RequestEnv, Server};
 use bytes::Bytes;
 use http::header::{ACCEPT, ALLOW, CONTENT_TYPE, HOST, ORIGIN};
@@ -17,7 +17,7 @@ use std::pin::Pin;
 use std::sync::Arc;
 use std::task::{Context, Poll};
 use sterna_types::error::{ErrorCode, ErrorObject};
-use sterna_types::jsonrpc::{ErrorResponseRef, Incoming, RawMessage, RequestId};
+use sterna_types::jsonrpc::{ErrorResponseRef, Incoming, RequestId};
 use sterna_types::meta::RequestMeta;
 use tokio_util::sync::CancellationToken;
 
@@ -123,18 +123,15 @@ fn status_of(r: &RpcResponse) -> StatusCode {
 
 fn is_local_host(host: &str) -> bool {
     let h = host.trim();
-    let name = if let Some(rest) = h.strip_prefix('[') {
-        rest.split(']')
-            .next()
-            .map(|a| format!("[{a}]"))
-            .unwrap_or_default()
+    let name = if h.starts_with('[') {
+        // `[::1]` or `[::1]:port`: the brackets stay part of the name.
+        h.find(']').map_or(h, |end| &h[..=end])
     } else {
-        h.rsplit_once(':').map_or(h, |(n, _)| n).to_owned()
+        h.rsplit_once(':').map_or(h, |(n, _)| n)
     };
-    matches!(
-        name.to_ascii_lowercase().as_str(),
-        "localhost" | "127.0.0.1" | "[::1]"
-    )
+    ["localhost", "127.0.0.1", "[::1]"]
+        .iter()
+        .any(|l| name.eq_ignore_ascii_case(l))
 }
 
 fn origin_host(origin: &str) -> Option<&str> {
@@ -237,16 +234,21 @@ impl Shared {
         let mut work: Pin<Box<dyn Future<Output = Done> + Send>> = Box::pin(async move {
             // Dropping this future (client gone, timeout) cancels the request.
             let _guard = cancel.drop_guard();
-            let (id, method, params) = match RawMessage::parse(&bytes) {
+            let (id, method, params) = match dispatch::read(&bytes) {
                 Err(m) => return Done::Refused(StatusCode::BAD_REQUEST, m.id, m.error),
-                Ok(Incoming::Notification { .. }) => return Done::Accepted,
-                Ok(Incoming::Result { id, .. } | Incoming::Error { id: Some(id), .. }) => {
+                Ok(Read::Request { id, method, params }) => (id, method, params),
+                Ok(Read::Other(Incoming::Request { id, method, params })) => {
+                    (id, method, Prepared::Raw(params))
+                }
+                Ok(Read::Other(Incoming::Notification { .. })) => return Done::Accepted,
+                Ok(Read::Other(
+                    Incoming::Result { id, .. } | Incoming::Error { id: Some(id), .. },
+                )) => {
                     return Done::Refused(StatusCode::BAD_REQUEST, Some(id), not_a_request());
                 }
-                Ok(Incoming::Error { id: None, .. }) => {
+                Ok(Read::Other(Incoming::Error { id: None, .. })) => {
                     return Done::Refused(StatusCode::BAD_REQUEST, None, not_a_request());
                 }
-                Ok(Incoming::Request { id, method, params }) => (id, method, params),
             };
             let version = match headers::protocol_version(&headers) {
                 Ok(v) => v,
@@ -428,6 +430,12 @@ fn accepts(headers: &HeaderMap) -> (bool, bool) {
     for value in headers.get_all(ACCEPT) {
         any = true;
         let Ok(v) = value.to_str() else { continue };
+        if v == "application/json, text/event-stream" {
+            // What every client sends: skip the media-range parsing.
+            json = true;
+            sse = true;
+            continue;
+        }
         for part in v.split(',') {
             let media = part.split(';').next().unwrap_or("").trim();
             let is = |m: &str| media.eq_ignore_ascii_case(m);
@@ -442,4 +450,50 @@ fn accepts(headers: &HeaderMap) -> (bool, bool) {
         }
     }
     if any { (json, sse) } else { (true, true) }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn local_hosts() {
+        for h in [
+            "localhost",
+            "LOCALHOST:3000",
+            "127.0.0.1",
+            "127.0.0.1:80",
+            "[::1]",
+            "[::1]:8080",
+        ] {
+            assert!(is_local_host(h), "{h}");
+        }
+        for h in [
+            "example.com",
+            "localhost.evil.com",
+            "127.0.0.2",
+            "[::1",
+            "[::2]:80",
+            "",
+        ] {
+            assert!(!is_local_host(h), "{h}");
+        }
+    }
+
+    #[test]
+    fn accept_header() {
+        let mut h = HeaderMap::new();
+        assert_eq!(accepts(&h), (true, true));
+        h.insert(
+            ACCEPT,
+            HeaderValue::from_static("application/json, text/event-stream"),
+        );
+        assert_eq!(accepts(&h), (true, true));
+        h.insert(ACCEPT, HeaderValue::from_static("Application/JSON;q=0.9"));
+        assert_eq!(accepts(&h), (true, false));
+        h.insert(ACCEPT, HeaderValue::from_static("text/*"));
+        assert_eq!(accepts(&h), (false, true));
+        h.insert(ACCEPT, HeaderValue::from_static("image/png"));
+        assert_eq!(accepts(&h), (false, false));
+    }
 }

@@ -12,7 +12,7 @@ use std::collections::BTreeMap;
 use std::sync::{Arc, Mutex};
 use sterna_types::completion::{CompleteResult, CompletionReference};
 use sterna_types::error::{ErrorCode, ErrorObject};
-use sterna_types::jsonrpc::{ErrorResponseRef, Incoming, RawMessage, RequestId};
+use sterna_types::jsonrpc::{ErrorResponseRef, Incoming, Malformed, RawMessage, RequestId};
 use sterna_types::meta::{RequestMeta, ResultMeta};
 use sterna_types::result::ResultType;
 
@@ -114,9 +114,16 @@ impl<'de: 'a, 'a> Deserialize<'de> for RawField<'a> {
 }
 
 #[derive(Deserialize)]
-struct MetaOnly<'a> {
+struct RawMeta<'a> {
     #[serde(rename = "_meta", default, borrow)]
     meta: Option<&'a RawValue>,
+}
+
+/// `_meta` decoded with the params, for methods whose other params are read later.
+#[derive(Deserialize)]
+pub(crate) struct MetaOnly {
+    #[serde(rename = "_meta", default)]
+    meta: Option<RequestMeta>,
 }
 
 fn invalid(msg: impl Into<String>) -> ErrorObject {
@@ -146,17 +153,17 @@ pub(crate) fn check_version(meta: &RequestMeta) -> Result<(), ErrorObject> {
 }
 
 #[derive(Deserialize)]
-struct ListParams<'a> {
+pub(crate) struct ListParams {
     #[serde(default)]
     cursor: Option<String>,
-    #[serde(rename = "_meta", default, borrow)]
-    meta: Option<&'a RawValue>,
+    #[serde(rename = "_meta", default)]
+    meta: Option<RequestMeta>,
 }
 
 #[derive(Deserialize)]
-struct CallParams<'a> {
-    #[serde(rename = "_meta", default, borrow)]
-    meta: Option<&'a RawValue>,
+pub(crate) struct CallParams<'a> {
+    #[serde(rename = "_meta", default)]
+    meta: Option<RequestMeta>,
     #[serde(borrow)]
     name: Cow<'a, str>,
     #[serde(default, borrow)]
@@ -168,9 +175,9 @@ struct CallParams<'a> {
 }
 
 #[derive(Deserialize)]
-struct PromptParams<'a> {
-    #[serde(rename = "_meta", default, borrow)]
-    meta: Option<&'a RawValue>,
+pub(crate) struct PromptParams<'a> {
+    #[serde(rename = "_meta", default)]
+    meta: Option<RequestMeta>,
     #[serde(borrow)]
     name: Cow<'a, str>,
     #[serde(default)]
@@ -182,9 +189,9 @@ struct PromptParams<'a> {
 }
 
 #[derive(Deserialize)]
-struct ReadParams<'a> {
-    #[serde(rename = "_meta", default, borrow)]
-    meta: Option<&'a RawValue>,
+pub(crate) struct ReadParams<'a> {
+    #[serde(rename = "_meta", default)]
+    meta: Option<RequestMeta>,
     uri: String,
     #[serde(default, borrow, rename = "inputResponses")]
     input_responses: RawField<'a>,
@@ -193,9 +200,9 @@ struct ReadParams<'a> {
 }
 
 #[derive(Deserialize)]
-struct CompleteParams<'a> {
-    #[serde(rename = "_meta", default, borrow)]
-    meta: Option<&'a RawValue>,
+pub(crate) struct CompleteParams {
+    #[serde(rename = "_meta", default)]
+    meta: Option<RequestMeta>,
     #[serde(rename = "ref")]
     reference: CompletionReference,
     argument: sterna_types::completion::CompletionArgument,
@@ -203,52 +210,143 @@ struct CompleteParams<'a> {
     context: Option<sterna_types::completion::CompletionContext>,
 }
 
-/// The params of a request, decoded in one pass together with the raw `_meta`.
-enum Params<'a> {
+/// The params of a request, decoded in one pass together with `_meta`.
+pub(crate) enum Params<'a> {
     Call(CallParams<'a>),
     Prompt(PromptParams<'a>),
     Read(ReadParams<'a>),
-    Complete(CompleteParams<'a>),
-    List(ListParams<'a>),
+    Complete(CompleteParams),
+    List(ListParams),
     /// Methods whose params are read later (or never).
+    Other(MetaOnly),
+}
+
+/// Decodes the params of one kind of method (see [`RawMessage::parse_request_with`]).
+#[derive(Clone, Copy)]
+enum ParamsSeed {
+    Call,
+    Prompt,
+    Read,
+    Complete,
+    List,
     Other,
 }
 
-impl<'a> Params<'a> {
-    /// Decodes the params of `method`; on failure, still finds `_meta` so its errors can
-    /// come first. Returns the params (or their error) and the raw `_meta`.
-    fn read(method: &str, raw: &'a RawValue) -> (Result<Self, ErrorObject>, Option<&'a RawValue>) {
-        fn one<'a, T: Deserialize<'a>>(
-            raw: &'a RawValue,
-            wrap: impl FnOnce(T) -> Params<'a>,
-            meta: impl FnOnce(&T) -> Option<&'a RawValue>,
-        ) -> (Result<Params<'a>, ErrorObject>, Option<&'a RawValue>) {
-            match serde_json::from_str::<T>(raw.get()) {
-                Ok(t) => {
-                    let m = meta(&t);
-                    (Ok(wrap(t)), m)
-                }
-                Err(e) => (
-                    Err(invalid(format!("Invalid params: {e}"))),
-                    serde_json::from_str::<MetaOnly<'a>>(raw.get())
-                        .ok()
-                        .and_then(|m| m.meta),
-                ),
-            }
-        }
+impl ParamsSeed {
+    fn of(method: &str) -> Self {
         match method {
-            "tools/call" => one(raw, Params::Call, |p: &CallParams<'a>| p.meta),
-            "prompts/get" => one(raw, Params::Prompt, |p: &PromptParams<'a>| p.meta),
-            "resources/read" => one(raw, Params::Read, |p: &ReadParams<'a>| p.meta),
-            "completion/complete" => one(raw, Params::Complete, |p: &CompleteParams<'a>| p.meta),
+            "tools/call" => Self::Call,
+            "prompts/get" => Self::Prompt,
+            "resources/read" => Self::Read,
+            "completion/complete" => Self::Complete,
             "tools/list" | "prompts/list" | "resources/list" | "resources/templates/list" => {
-                one(raw, Params::List, |p: &ListParams<'a>| p.meta)
+                Self::List
             }
-            _ => match serde_json::from_str::<MetaOnly<'a>>(raw.get()) {
-                Ok(m) => (Ok(Params::Other), m.meta),
-                Err(e) => (Err(invalid(format!("Invalid params: {e}"))), None),
-            },
+            _ => Self::Other,
         }
+    }
+
+    /// The seed for the one-pass reader: every method but those that need their raw
+    /// params (`subscriptions/listen`) or answer before reading them (removed methods).
+    fn fast(method: &str) -> Option<Self> {
+        (method != "subscriptions/listen" && !REMOVED.contains(&method)).then(|| Self::of(method))
+    }
+}
+
+impl<'de> serde::de::DeserializeSeed<'de> for ParamsSeed {
+    type Value = Params<'de>;
+
+    fn deserialize<D: serde::Deserializer<'de>>(self, d: D) -> Result<Params<'de>, D::Error> {
+        Ok(match self {
+            Self::Call => Params::Call(Deserialize::deserialize(d)?),
+            Self::Prompt => Params::Prompt(Deserialize::deserialize(d)?),
+            Self::Read => Params::Read(Deserialize::deserialize(d)?),
+            Self::Complete => Params::Complete(Deserialize::deserialize(d)?),
+            Self::List => Params::List(Deserialize::deserialize(d)?),
+            Self::Other => Params::Other(Deserialize::deserialize(d)?),
+        })
+    }
+}
+
+/// A request as read: params still raw, or decoded by the one-pass reader.
+#[allow(
+    clippy::large_enum_variant,
+    reason = "lives on the stack for one request; boxing would cost an allocation"
+)]
+pub(crate) enum Prepared<'a> {
+    Raw(Option<&'a RawValue>),
+    Decoded(Params<'a>),
+}
+
+/// A message as the server reads it.
+#[allow(
+    clippy::large_enum_variant,
+    reason = "lives on the stack for one request; boxing would cost an allocation"
+)]
+pub(crate) enum Read<'a> {
+    Request {
+        id: RequestId,
+        method: Cow<'a, str>,
+        params: Prepared<'a>,
+    },
+    /// A notification or a response.
+    Other(Incoming<'a>),
+}
+
+/// Reads a message: requests in the usual shape in one pass, anything else (and every
+/// error) through [`RawMessage::parse`].
+pub(crate) fn read(bytes: &[u8]) -> Result<Read<'_>, Malformed> {
+    if let Some((id, method, params)) = RawMessage::parse_request_with(bytes, ParamsSeed::fast) {
+        return Ok(Read::Request {
+            id,
+            method,
+            params: Prepared::Decoded(params),
+        });
+    }
+    Ok(match RawMessage::parse(bytes)? {
+        Incoming::Request { id, method, params } => Read::Request {
+            id,
+            method,
+            params: Prepared::Raw(params),
+        },
+        other => Read::Other(other),
+    })
+}
+
+impl<'a> Params<'a> {
+    /// Decodes the params of `method` (a JSON object). When that fails, `_meta` is
+    /// still read on its own so that its errors come first.
+    fn read(
+        method: &str,
+        raw: &'a RawValue,
+    ) -> (Result<Self, ErrorObject>, Result<RequestMeta, ErrorObject>) {
+        use serde::de::DeserializeSeed;
+        let mut de = serde_json::Deserializer::from_str(raw.get());
+        match ParamsSeed::of(method).deserialize(&mut de) {
+            Ok(p) => p.with_meta(),
+            Err(e) => {
+                let meta = serde_json::from_str::<RawMeta<'a>>(raw.get())
+                    .ok()
+                    .and_then(|m| m.meta);
+                (
+                    Err(invalid(format!("Invalid params: {e}"))),
+                    decode_meta(meta),
+                )
+            }
+        }
+    }
+
+    /// Takes `_meta` out of decoded params (`-32602` when it is missing).
+    fn with_meta(mut self) -> (Result<Self, ErrorObject>, Result<RequestMeta, ErrorObject>) {
+        let meta = match &mut self {
+            Params::Call(p) => p.meta.take(),
+            Params::Prompt(p) => p.meta.take(),
+            Params::Read(p) => p.meta.take(),
+            Params::Complete(p) => p.meta.take(),
+            Params::List(p) => p.meta.take(),
+            Params::Other(p) => p.meta.take(),
+        };
+        (Ok(self), meta.ok_or_else(missing_meta))
     }
 
     /// The name (tool, prompt) or URI (resource) and tool arguments, for header checks.
@@ -290,22 +388,26 @@ impl Server {
     /// Handles one message given as bytes (a line of stdio, a POST body). Returns the
     /// response to send, if any: notifications and cancelled requests get none.
     pub async fn handle_message(&self, bytes: &[u8], env: RequestEnv) -> Option<Response> {
-        match RawMessage::parse(bytes) {
+        match read(bytes) {
             Err(m) => Some(Response::error(m.id, m.error)),
-            Ok(Incoming::Request { id, method, params }) => {
-                self.handle(id, &method, params, env).await
+            Ok(Read::Request { id, method, params }) => {
+                self.handle_checked(id, &method, params, env, None).await
             }
-            Ok(Incoming::Notification { method, .. }) => {
+            Ok(Read::Other(Incoming::Notification { method, .. })) => {
                 tracing::debug!(%method, "notification ignored");
                 None
             }
-            Ok(Incoming::Result { id, .. }) | Ok(Incoming::Error { id: Some(id), .. }) => {
+            Ok(Read::Other(Incoming::Result { id, .. } | Incoming::Error { id: Some(id), .. })) => {
                 tracing::warn!(%id, "a response arrived but this server never sends requests");
                 None
             }
-            Ok(Incoming::Error { id: None, error }) => {
+            Ok(Read::Other(Incoming::Error { id: None, error })) => {
                 tracing::warn!(%error, "the peer reported an error");
                 None
+            }
+            Ok(Read::Other(Incoming::Request { id, method, params })) => {
+                // `read` never returns this; handled anyway.
+                self.handle(id, &method, params, env).await
             }
         }
     }
@@ -318,7 +420,8 @@ impl Server {
         params: Option<&RawValue>,
         env: RequestEnv,
     ) -> Option<Response> {
-        self.handle_checked(id, method, params, env, None).await
+        self.handle_checked(id, method, Prepared::Raw(params), env, None)
+            .await
     }
 
     /// Handles one request, running a transport's checks after `_meta` is read.
@@ -326,23 +429,32 @@ impl Server {
         &self,
         id: RequestId,
         method: &str,
-        params: Option<&RawValue>,
+        params: Prepared<'_>,
         env: RequestEnv,
         check: Option<&dyn TransportCheck>,
     ) -> Option<Response> {
         let removed_method = REMOVED.contains(&method);
-        let Some(raw) = params.filter(|p| p.get().trim_start().starts_with('{')) else {
-            if removed_method {
-                return Some(Response::error(Some(id), removed(method)));
+        let (parsed, meta, raw) = match params {
+            Prepared::Decoded(p) => {
+                let (parsed, meta) = p.with_meta();
+                (parsed, meta, None)
             }
-            let e = match params {
-                None => invalid("Missing params: every request carries params._meta"),
-                Some(_) => invalid("params must be an object"),
-            };
-            return Some(Response::early(id, e));
+            Prepared::Raw(params) => {
+                let Some(raw) = params.filter(|p| p.get().trim_start().starts_with('{')) else {
+                    if removed_method {
+                        return Some(Response::error(Some(id), removed(method)));
+                    }
+                    let e = match params {
+                        None => invalid("Missing params: every request carries params._meta"),
+                        Some(_) => invalid("params must be an object"),
+                    };
+                    return Some(Response::early(id, e));
+                };
+                let (parsed, meta) = Params::read(method, raw);
+                (parsed, meta, Some(raw))
+            }
         };
-        let (parsed, meta_raw) = Params::read(method, raw);
-        let meta = match decode_meta(meta_raw) {
+        let meta = match meta {
             Ok(m) => m,
             Err(_) if removed_method => return Some(Response::error(Some(id), removed(method))),
             Err(e) => return Some(Response::early(id, e)),
@@ -394,7 +506,8 @@ impl Server {
                 return Box::pin(self.complete(id, meta, p, env)).await;
             }
             ("subscriptions/listen", _) => {
-                return Box::pin(super::listen::listen(self, id, params, env)).await;
+                // The one-pass reader leaves this method's params raw.
+                return Box::pin(super::listen::listen(self, id, raw, env)).await;
             }
             (m, _) => Err(ErrorObject::method_not_found(m)),
         };
@@ -423,7 +536,7 @@ impl Server {
         &self,
         kind: &str,
         pages: &Pages,
-        p: ListParams<'_>,
+        p: ListParams,
         method: &str,
     ) -> Result<Box<RawValue>, ErrorObject> {
         let pages = pages
@@ -566,7 +679,7 @@ impl Server {
         &self,
         id: RequestId,
         meta: Arc<RequestMeta>,
-        p: CompleteParams<'_>,
+        p: CompleteParams,
         env: RequestEnv,
     ) -> Option<Response> {
         let (completer, target) = match &p.reference {

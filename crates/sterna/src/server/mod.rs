@@ -133,7 +133,8 @@ impl Server {
         &self,
         tool: &str,
     ) -> Option<impl Iterator<Item = (&str, &[String], ParamKind)>> {
-        self.inner.tools.get(tool).map(|t| {
+        let t = self.inner.tools.get(tool).filter(|t| !t.headers.is_empty());
+        t.map(|t| {
             t.headers
                 .iter()
                 .map(|h| (h.name.as_str(), h.path.as_slice(), h.kind))

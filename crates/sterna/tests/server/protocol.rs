@@ -461,3 +461,67 @@ async fn completion_of_prompt_arguments() {
         .await;
     assert!(result(&d)["capabilities"]["completions"].is_object());
 }
+
+/// The server reads usual requests in one pass and everything else in two; both must
+/// give the same answer to every message, valid or not.
+#[tokio::test]
+async fn one_pass_and_two_pass_readers_agree() {
+    use sterna::server::RequestEnv;
+    use sterna::types::jsonrpc::{Incoming, RawMessage};
+    let (srv, _) = server();
+    let m = meta(caps_all()).to_string();
+    let bad_meta = r#"{"io.modelcontextprotocol/protocolVersion":"2026-07-28"}"#;
+    let old_meta = r#"{"io.modelcontextprotocol/protocolVersion":"2024-11-05","io.modelcontextprotocol/clientCapabilities":{}}"#;
+    let params = [
+        format!(r#"{{"name":"add","arguments":{{"a":1,"b":2}},"_meta":{m}}}"#),
+        format!(r#"{{"_meta":{m},"name":"add","arguments":{{"a":1,"b":"x"}}}}"#),
+        format!(r#"{{"name":"add","arguments":{{"a":1,"b":2}},"_meta":{bad_meta}}}"#),
+        format!(r#"{{"name":"add","arguments":{{"a":1,"b":2}},"_meta":{old_meta}}}"#),
+        format!(r#"{{"name":5,"_meta":{m}}}"#),
+        r#"{"name":"add","_meta":[]}"#.to_owned(),
+        format!(r#"{{"name":"nope","_meta":{m}}}"#),
+        format!(r#"{{"name":"greeting","arguments":{{"name":"Ada"}},"_meta":{m}}}"#),
+        format!(r#"{{"uri":"test://static","_meta":{m}}}"#),
+        format!(r#"{{"uri":"test://missing","_meta":{m}}}"#),
+        format!(r#"{{"cursor":"bogus","_meta":{m}}}"#),
+        format!(r#"{{"_meta":{m}}}"#),
+        format!(r#"{{"name":"add","inputResponses":[],"_meta":{m}}}"#),
+        format!(r#"{{"name":"add","arguments":{{"a":1,"b":2}},"_meta":{m},"_meta":{m}}}"#),
+        r#"{"name":"add"}"#.to_owned(),
+        "[]".to_owned(),
+        "null".to_owned(),
+    ];
+    let methods = [
+        "tools/call",
+        "prompts/get",
+        "resources/read",
+        "tools/list",
+        "server/discover",
+        "completion/complete",
+        "no/such/method",
+        "ping",
+    ];
+    let mut compared = 0;
+    for method in methods {
+        for p in &params {
+            let line = format!(r#"{{"jsonrpc":"2.0","id":3,"method":"{method}","params":{p}}}"#);
+            let one = srv.handle_message(line.as_bytes(), RequestEnv::new()).await;
+            let Ok(Incoming::Request { id, method, params }) = RawMessage::parse(line.as_bytes())
+            else {
+                panic!("not a request: {line}");
+            };
+            let two = srv.handle(id, &method, params, RequestEnv::new()).await;
+            // Sealed states differ by their random nonce; everything else is equal.
+            let answer = |r: Option<sterna::server::Response>| {
+                let mut v: Value = serde_json::from_slice(&r.unwrap().to_bytes()).unwrap();
+                if let Some(s) = v["result"].get_mut("requestState") {
+                    *s = json!("sealed");
+                }
+                v
+            };
+            assert_eq!(answer(one), answer(two), "{line}");
+            compared += 1;
+        }
+    }
+    assert_eq!(compared, methods.len() * params.len());
+}
