@@ -331,10 +331,8 @@ fn check_format(f: StringFormat, t: &str) -> Result<(), String> {
             c.next().is_some_and(|x| x.is_ascii_alphabetic())
                 && c.all(|x| x.is_ascii_alphanumeric() || "+-.".contains(x))
         }),
-        StringFormat::Date => is_date(t),
-        StringFormat::DateTime => {
-            t.len() >= 20 && is_date(&t[..10]) && matches!(&t[10..11], "T" | "t" | " ")
-        }
+        StringFormat::Date => is_date(t.as_bytes()),
+        StringFormat::DateTime => is_date_time(t.as_bytes()),
     };
     if ok {
         Ok(())
@@ -343,13 +341,53 @@ fn check_format(f: StringFormat, t: &str) -> Result<(), String> {
     }
 }
 
-fn is_date(t: &str) -> bool {
-    let b = t.as_bytes();
+/// The decimal value of `b`, if every byte is an ASCII digit. Works on bytes: answers are
+/// client text, and slicing a `str` at a byte offset inside a character would panic.
+fn digits(b: &[u8]) -> Option<u32> {
+    b.iter().try_fold(0u32, |n, &c| {
+        c.is_ascii_digit().then(|| n * 10 + u32::from(c - b'0'))
+    })
+}
+
+/// RFC 3339 `full-date`: `YYYY-MM-DD`.
+fn is_date(b: &[u8]) -> bool {
     if b.len() != 10 || b[4] != b'-' || b[7] != b'-' {
         return false;
     }
-    let num = |s: &str| s.parse::<u32>().ok();
-    matches!((num(&t[..4]), num(&t[5..7]), num(&t[8..10])), (Some(_), Some(m), Some(d)) if (1..=12).contains(&m) && (1..=31).contains(&d))
+    matches!(
+        (digits(&b[..4]), digits(&b[5..7]), digits(&b[8..10])),
+        (Some(_), Some(m), Some(d)) if (1..=12).contains(&m) && (1..=31).contains(&d)
+    )
+}
+
+/// RFC 3339 `date-time`: `YYYY-MM-DDTHH:MM:SS[.frac](Z|±HH:MM)`.
+fn is_date_time(b: &[u8]) -> bool {
+    if b.len() < 20 || !is_date(&b[..10]) || !matches!(b[10], b'T' | b't' | b' ') {
+        return false;
+    }
+    let (time, mut rest) = b[11..].split_at(8);
+    let hms = time[2] == b':'
+        && time[5] == b':'
+        && matches!(
+            (digits(&time[..2]), digits(&time[3..5]), digits(&time[6..8])),
+            (Some(h), Some(m), Some(s)) if h < 24 && m < 60 && s <= 60
+        );
+    if let Some(frac) = rest.strip_prefix(b".") {
+        let n = frac.iter().take_while(|c| c.is_ascii_digit()).count();
+        if n == 0 {
+            return false;
+        }
+        rest = &frac[n..];
+    }
+    let offset = match rest {
+        [b'Z' | b'z'] => true,
+        [b'+' | b'-', h1, h2, b':', m1, m2] => matches!(
+            (digits(&[*h1, *h2]), digits(&[*m1, *m2])),
+            (Some(h), Some(m)) if h < 24 && m < 60
+        ),
+        _ => false,
+    };
+    hms && offset
 }
 
 #[cfg(test)]
@@ -433,5 +471,47 @@ mod tests {
         ] {
             assert!(validate(s, bad.as_object().unwrap()).is_err(), "{bad}");
         }
+    }
+
+    #[test]
+    fn formats_never_panic_on_multibyte_text() {
+        // One ASCII letter then ten `é`: byte 10 falls inside a character.
+        let hostile = format!("a{}", "é".repeat(10));
+        for f in [
+            StringFormat::Date,
+            StringFormat::DateTime,
+            StringFormat::Email,
+            StringFormat::Uri,
+        ] {
+            assert!(check_format(f, &hostile).is_err());
+            assert!(check_format(f, "éééééééééééééééééééééé").is_err());
+            assert!(check_format(f, "").is_err());
+        }
+    }
+
+    #[test]
+    fn date_time_format() {
+        for ok in [
+            "2026-07-28T10:00:00Z",
+            "2026-07-28t10:00:00.123z",
+            "2026-07-28 23:59:60+02:00",
+            "2026-07-28T00:00:00.5-11:30",
+        ] {
+            assert!(check_format(StringFormat::DateTime, ok).is_ok(), "{ok}");
+        }
+        for bad in [
+            "2026-07-28T10:00:00",
+            "2026-07-28T10:00Z",
+            "2026-07-28T24:00:00Z",
+            "2026-13-28T10:00:00Z",
+            "2026-07-28T10:00:00.Z",
+            "2026-07-28T10:00:00+0200",
+            "2026-07-28X10:00:00Z",
+            "2026-07-28T10:00:00Zjunk",
+        ] {
+            assert!(check_format(StringFormat::DateTime, bad).is_err(), "{bad}");
+        }
+        assert!(check_format(StringFormat::Date, "2026-07-28").is_ok());
+        assert!(check_format(StringFormat::Date, "2026-7-28").is_err());
     }
 }
