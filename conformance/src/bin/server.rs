@@ -110,6 +110,10 @@ fn mrtr_tools<K>(b: ServerBuilder<K>) -> ServerBuilder<K> {
     b.tool(
         Tool::new("test_input_required_result_elicitation")
             .description("Asks the user's name through MRTR, then greets them")
+            // `input-required-result-ignore-extra-params` sends the answer on a first call,
+            // without round 1: this greeting is harmless, so it opts in to pre-filled answers
+            // (sterna ignores unsolicited answers by default).
+            .accept_unsolicited_answers()
             .ask(|_: &NoArgs| ask_name())
             .run(|_c: Context, _: NoArgs, name: Elicitation<UserName>| async move { format!("Hello, {}!", name_of(name)) }),
     )

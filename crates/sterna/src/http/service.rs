@@ -4,8 +4,9 @@ use super::body::{Final, McpBody};
 use super::config::{HttpConfig, OriginPolicy};
 use super::headers;
 use crate::server::dispatch::{self, Prepared, Read, Response as RpcResponse, TransportCheck};
-use crate::server::{Notifier, Principal, RequestEnv, Server};
+use crate::server::{Notifier, Principal, RequestEnv, Server, log_panic};
 use bytes::Bytes;
+use futures_util::FutureExt;
 use http::header::{ACCEPT, ALLOW, CONTENT_TYPE, HOST, ORIGIN};
 use http::{HeaderMap, HeaderValue, Method, Request, Response, StatusCode};
 use http_body::Body;
@@ -13,6 +14,7 @@ use http_body_util::BodyExt;
 use serde_json::value::RawValue;
 use std::convert::Infallible;
 use std::future::Future;
+use std::panic::AssertUnwindSafe;
 use std::pin::Pin;
 use std::sync::Arc;
 use std::task::{Context, Poll};
@@ -231,7 +233,7 @@ impl Shared {
             .cancel(cancel.clone());
         let server = self.server.clone();
         let timeout = self.config.timeout;
-        let mut work: Pin<Box<dyn Future<Output = Done> + Send>> = Box::pin(async move {
+        let work = async move {
             // Dropping this future (client gone, timeout) cancels the request.
             let _guard = cancel.drop_guard();
             let (id, method, params) = match dispatch::read(&bytes) {
@@ -260,7 +262,23 @@ impl Shared {
                 version,
                 method: &method,
             };
-            let handled = server.handle_checked(id.clone(), &method, params, env, Some(&check));
+            let handled = AssertUnwindSafe(server.handle_checked(
+                id.clone(),
+                &method,
+                params,
+                env,
+                Some(&check),
+            ))
+            .catch_unwind()
+            .map(|r| {
+                r.unwrap_or_else(|panic| {
+                    log_panic(panic.as_ref());
+                    Some(RpcResponse::error(
+                        Some(id.clone()),
+                        ErrorObject::internal("Internal error"),
+                    ))
+                })
+            });
             let limit = timeout.filter(|_| method != "subscriptions/listen");
             let Some(limit) = limit else {
                 return handled.await.map_or(Done::Cancelled, Done::Response);
@@ -268,11 +286,24 @@ impl Shared {
             match tokio::time::timeout(limit, handled).await {
                 Ok(r) => r.map_or(Done::Cancelled, Done::Response),
                 Err(_) => Done::TimedOut(RpcResponse::error(
-                    Some(id),
+                    Some(id.clone()),
                     ErrorObject::internal(format!("Request timed out after {} s", limit.as_secs())),
                 )),
             }
-        });
+        };
+        // A panic anywhere on behalf of this request (decoding included) answers it
+        // with -32603; the connection and every other request go on.
+        let mut work: Pin<Box<dyn Future<Output = Done> + Send>> =
+            Box::pin(AssertUnwindSafe(work).catch_unwind().map(|r| {
+                r.unwrap_or_else(|panic| {
+                    log_panic(panic.as_ref());
+                    Done::Refused(
+                        StatusCode::INTERNAL_SERVER_ERROR,
+                        None,
+                        ErrorObject::internal("Internal error"),
+                    )
+                })
+            }));
         let mut open = true;
         loop {
             tokio::select! {

@@ -52,6 +52,7 @@ pub struct Resolver {
     pending: Vec<(String, InputRequest, [u8; 8])>,
     missing_caps: Option<Value>,
     fatal: Option<ErrorObject>,
+    unsolicited: bool,
 }
 
 impl fmt::Debug for Resolver {
@@ -126,10 +127,14 @@ impl Asked {
 }
 
 impl Resolver {
+    /// `unsolicited`: accept answers to questions this flow's verified state does not show
+    /// as asked (the tool opted in with `accept_unsolicited_answers`). Otherwise an answer
+    /// counts only when the previous round asked exactly that question under that key.
     pub(crate) fn new(
         meta: Arc<RequestMeta>,
         fresh: Map<String, Value>,
         state: Option<&StatePayload>,
+        unsolicited: bool,
     ) -> Self {
         let (asked, carried) = match state {
             Some(s) => (s.asked.clone(), s.answers.clone()),
@@ -145,11 +150,26 @@ impl Resolver {
             pending: Vec::new(),
             missing_caps: None,
             fatal: None,
+            unsolicited,
         }
     }
 
-    /// This round's raw answer under `key`.
+    /// Whether a fresh answer under `key` answers a question this server asked in this
+    /// flow (`digest` pins the exact question; `None` for the low-level path, which reads
+    /// raw answers by key).
+    fn solicited(&self, key: &str, digest: Option<[u8; 8]>) -> bool {
+        self.unsolicited
+            || self
+                .asked
+                .iter()
+                .any(|(k, d)| k == key && digest.is_none_or(|digest| *d == digest))
+    }
+
+    /// This round's raw answer under `key`, if the previous round asked under that key.
     pub(crate) fn fresh_answer(&self, key: &str) -> Option<sterna_types::mrtr::InputResponse> {
+        if !self.solicited(key, None) {
+            return None;
+        }
         match self.fresh.get(key)? {
             Value::Object(o) => Some(sterna_types::mrtr::InputResponse::from_object(o.clone())),
             _ => None,
@@ -198,8 +218,13 @@ impl Resolver {
         }
 
         if let Some(v) = self.fresh.get(&key) {
-            let stale = self.asked.iter().any(|(k, d)| *k == key && *d != digest);
-            if let Some(a) = (!stale).then(|| decode(v)).flatten() {
+            // Unsolicited (no state, another key, a question that changed) is ignored
+            // and the question asked.
+            if let Some(a) = self
+                .solicited(&key, Some(digest))
+                .then(|| decode(v))
+                .flatten()
+            {
                 let json = serde_json::to_vec(v).expect("values serialize");
                 self.new_answers.retain(|c| c.key != key);
                 self.new_answers.push(Carried {
@@ -295,6 +320,21 @@ impl Resolver {
         let mut answers = self.carried;
         answers.retain(|c| !self.new_answers.iter().any(|n| n.key == c.key));
         answers.extend(self.new_answers);
+        // Answers to questions the previous round asked that this run did not reach (an
+        // earlier question was asked again) are kept for a later round, still pinned to
+        // the question they answer; they are validated when that question is resolved.
+        for (key, digest) in &self.asked {
+            if answers.iter().any(|c| c.key == *key) {
+                continue;
+            }
+            if let Some(v) = self.fresh.get(key) {
+                answers.push(Carried {
+                    key: key.clone(),
+                    question: *digest,
+                    json: serde_json::to_vec(v).expect("values serialize"),
+                });
+            }
+        }
         Finished {
             fatal,
             pending: self.pending,

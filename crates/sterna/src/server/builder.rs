@@ -214,6 +214,12 @@ impl ServerBuilder<StateKeys> {
             if tools.contains_key(&name) {
                 return Err(BuildError::Duplicate { kind: "tool", name });
             }
+            if def.tool.single_use && def.tool.unsolicited {
+                return Err(BuildError::Invalid {
+                    name,
+                    reason: "a single-use tool cannot accept unsolicited answers".into(),
+                });
+            }
             let headers = crate::mirror::header_params(&mut schema).map_err(|reason| {
                 BuildError::Invalid {
                     name: name.clone(),
@@ -236,6 +242,7 @@ impl ServerBuilder<StateKeys> {
                     name: Arc::from(name.as_str()),
                     handler: def.handler,
                     single_use: def.tool.single_use,
+                    unsolicited: def.tool.unsolicited,
                     headers,
                 },
             );

@@ -573,6 +573,7 @@ impl Server {
             input_responses: p.input_responses,
             request_state: p.request_state,
             single_use: tool.single_use,
+            unsolicited: tool.unsolicited,
             env,
         };
         let handler = tool.handler.clone();
@@ -609,6 +610,7 @@ impl Server {
             input_responses: p.input_responses,
             request_state: p.request_state,
             single_use: false,
+            unsolicited: false,
             env,
         };
         let handler = prompt.handler.clone();
@@ -660,6 +662,7 @@ impl Server {
             input_responses: p.input_responses,
             request_state: p.request_state,
             single_use: false,
+            unsolicited: false,
             env,
         };
         let handler = entry.handler.clone();
@@ -721,11 +724,18 @@ impl Server {
                     value: p.argument.value,
                     context: p.context.and_then(|c| c.arguments).unwrap_or_default(),
                 };
-                let fut = c.complete(ctx, req);
-                match super::round::guarded(fut, &env.cancel).await? {
-                    Ok(Ok(c)) => Ok(c),
-                    Ok(Err(e)) => Err(super::round::rpc_error(e)),
-                    Err(()) => Err(ErrorObject::internal("Internal error")),
+                let started =
+                    std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| c.complete(ctx, req)));
+                match started {
+                    Err(panic) => {
+                        super::round::log_panic(panic.as_ref());
+                        Err(ErrorObject::internal("Internal error"))
+                    }
+                    Ok(fut) => match super::round::guarded(fut, &env.cancel).await? {
+                        Ok(Ok(c)) => Ok(c),
+                        Ok(Err(e)) => Err(super::round::rpc_error(e)),
+                        Err(()) => Err(ErrorObject::internal("Internal error")),
+                    },
                 }
             }
         };

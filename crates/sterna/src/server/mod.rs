@@ -29,6 +29,8 @@ pub use prompt::{AskingPrompt, Prompt, PromptDef};
 pub use resource::{AskingResource, Resource, ResourceBase, ResourceDef, ResourceTemplate};
 pub use tool::{Asking, Tool, ToolDef};
 
+pub(crate) use round::log_panic;
+
 use crate::state::StateConfig;
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -63,6 +65,7 @@ pub(crate) struct ToolEntry {
     pub(crate) name: Arc<str>,
     pub(crate) handler: Arc<dyn tool::ErasedTool>,
     pub(crate) single_use: bool,
+    pub(crate) unsolicited: bool,
     pub(crate) headers: Vec<crate::mirror::HeaderParam>,
 }
 

@@ -46,6 +46,7 @@ pub(crate) struct Round<'s, 'a> {
     pub(crate) input_responses: RawField<'a>,
     pub(crate) request_state: Option<String>,
     pub(crate) single_use: bool,
+    pub(crate) unsolicited: bool,
     pub(crate) env: RequestEnv,
 }
 
@@ -127,15 +128,18 @@ pub(crate) async fn guarded<T>(
     tokio::select! {
         biased;
         _ = cancel.cancelled() => None,
-        r = fut => Some(r.map_err(|panic| {
-            let msg = panic
-                .downcast_ref::<&str>()
-                .map(|s| (*s).to_owned())
-                .or_else(|| panic.downcast_ref::<String>().cloned())
-                .unwrap_or_default();
-            tracing::error!(panic = %msg, "handler panicked");
-        })),
+        r = fut => Some(r.map_err(|panic| log_panic(panic.as_ref()))),
     }
+}
+
+/// Logs a caught panic with its message.
+pub(crate) fn log_panic(panic: &(dyn std::any::Any + Send)) {
+    let msg = panic
+        .downcast_ref::<&str>()
+        .map(|s| (*s).to_owned())
+        .or_else(|| panic.downcast_ref::<String>().cloned())
+        .unwrap_or_default();
+    tracing::error!(panic = %msg, "a panic while serving a request");
 }
 
 fn invalid(msg: impl Into<String>) -> ErrorObject {
@@ -272,6 +276,7 @@ impl<'s, 'a> Round<'s, 'a> {
             self.meta.clone(),
             fresh,
             opened.as_ref().map(|o| &o.payload),
+            self.unsolicited,
         );
         let (round, prev_app) = match opened {
             Some(o) => (o.payload.round.saturating_add(1), o.payload.app),
@@ -291,9 +296,15 @@ impl<'s, 'a> Round<'s, 'a> {
             resolver: Mutex::new(Some(resolver)),
             changes: inner.changes.clone(),
         });
-        let fut = match start(ctx.clone()) {
-            Ok(f) => f,
-            Err(e) => return Some(Err(e)),
+        // `start` decodes the arguments and, for declarative handlers, runs the user's
+        // `ask` closures and validates answers: a panic there costs this request only.
+        let fut = match std::panic::catch_unwind(AssertUnwindSafe(|| start(ctx.clone()))) {
+            Ok(Ok(f)) => f,
+            Ok(Err(e)) => return Some(Err(e)),
+            Err(panic) => {
+                log_panic(panic.as_ref());
+                return Some(Err(ErrorObject::internal("Internal error")));
+            }
         };
         let produced = match guarded(fut, &self.env.cancel).await? {
             Ok(p) => p,
@@ -389,6 +400,21 @@ impl<'s, 'a> Round<'s, 'a> {
             None => self.digest()?,
         };
         let token = seal(&cfg.keys, &self.binding(&d), &payload);
+        if token.len() > cfg.max_len {
+            // Never emit a state this server would itself refuse on the retry.
+            tracing::error!(
+                method = self.method,
+                target = %self.target,
+                len = token.len(),
+                limit = cfg.max_len,
+                "the answers collected so far do not fit in requestState; raise max_state_len or ask less"
+            );
+            return Err(ErrorObject::internal(format!(
+                "The answers collected so far do not fit in requestState ({} bytes, limit {})",
+                token.len(),
+                cfg.max_len
+            )));
+        }
         let result = InputRequiredResult {
             result_type: ResultType::InputRequired,
             input_requests: (!requests.is_empty()).then_some(requests),

@@ -35,6 +35,7 @@ pub struct Tool {
     pub(crate) icons: Option<Vec<Icon>>,
     pub(crate) meta: Option<Map<String, Value>>,
     pub(crate) single_use: bool,
+    pub(crate) unsolicited: bool,
     pub(crate) schema: Option<Map<String, Value>>,
 }
 
@@ -62,6 +63,7 @@ impl Tool {
             icons: None,
             meta: None,
             single_use: false,
+            unsolicited: false,
             schema: None,
         }
     }
@@ -110,6 +112,20 @@ impl Tool {
     /// is used by default; share one across replicas).
     pub fn single_use(mut self) -> Self {
         self.single_use = true;
+        self
+    }
+
+    /// Accepts answers the client sends **before being asked** (on a first call, without
+    /// `requestState`), as long as each one validates against the question the tool asks
+    /// under that key.
+    ///
+    /// By default an answer counts only when it answers a question this server asked in
+    /// this flow, proven by the verified `requestState`; anything else is ignored and the
+    /// question asked. Opt in only for tools where a pre-filled answer is as good as one
+    /// the user gave when asked (never for confirmations or single-use tools: combining
+    /// this with [`single_use`](Self::single_use) fails the server build).
+    pub fn accept_unsolicited_answers(mut self) -> Self {
+        self.unsolicited = true;
         self
     }
 

@@ -9,10 +9,11 @@
 //! * At end of input, requests in flight finish, then the writer is flushed and the
 //!   function returns.
 
-use crate::server::{Notifier, RequestEnv, Server};
-use futures_util::StreamExt;
+use crate::server::{Notifier, RequestEnv, Response, Server, log_panic};
+use futures_util::{FutureExt, StreamExt};
 use std::collections::HashMap;
 use std::io;
+use std::panic::AssertUnwindSafe;
 use std::sync::{Arc, Mutex};
 use sterna_types::error::{ErrorCode, ErrorObject};
 use sterna_types::jsonrpc::{ErrorResponseRef, Incoming, RawMessage, RequestId};
@@ -141,11 +142,22 @@ where
         let tx = tx.clone();
         let in_flight = in_flight.clone();
         tasks.spawn(async move {
-            let response = server.handle_message(line.as_bytes(), env).await;
+            // Whatever happens on behalf of this request, a panic included, costs only
+            // this request: it is answered -32603 and its id released.
+            let handled = AssertUnwindSafe(server.handle_message(line.as_bytes(), env))
+                .catch_unwind()
+                .await;
             in_flight
                 .lock()
                 .unwrap_or_else(|p| p.into_inner())
                 .remove(&id);
+            let response = handled.unwrap_or_else(|panic| {
+                log_panic(panic.as_ref());
+                Some(Response::error(
+                    Some(id),
+                    ErrorObject::internal("Internal error"),
+                ))
+            });
             if let Some(r) = response {
                 let _ = tx.send(r.to_bytes()).await;
             }

@@ -8,4 +8,5 @@ mod fixture;
 
 mod auth;
 mod endpoint;
+mod hardening;
 mod streams;

@@ -90,23 +90,23 @@ async fn optional_questions_are_skipped() {
     let r = w.call("adaptive", json!({}), json!({})).await;
     assert_eq!(input_required(&r).0, ["roots", "sampling", "user_name"]);
     let r = w
-        .call(
+        .answer(
             "adaptive",
             json!({}),
-            json!({"inputResponses": {
+            json!({
                 "user_name": accept(json!({"name": "Al"})),
                 "sampling": {"role": "assistant", "content": {"type": "text", "text": "hi"}, "model": "m"},
                 "roots": {"roots": [{"uri": "file:///tmp", "name": "tmp"}]}
-            }}),
+            }),
         )
         .await;
     assert_eq!(text(&r), "name=Al greeting=hi roots=1");
     // A root that is not file:// makes the roots answer invalid: asked again.
     let r = w
-        .call_with_caps(
+        .answer_with_caps(
             "adaptive",
             json!({}),
-            json!({"inputResponses": {"roots": {"roots": [{"uri": "https://evil.example"}]}}}),
+            json!({"roots": {"roots": [{"uri": "https://evil.example"}]}}),
             json!({"roots": {}}),
         )
         .await;

@@ -64,6 +64,10 @@ pub struct Counters {
     pub redeemed: AtomicUsize,
     /// Slow handlers dropped before finishing.
     pub slow_dropped: AtomicUsize,
+    /// Bodies of the tool that accepts unsolicited answers.
+    pub prefilled: AtomicUsize,
+    /// The version the `rolling` tool puts in its first question.
+    pub question_version: AtomicUsize,
 }
 
 struct DropGuard(Arc<Counters>, bool);
@@ -101,6 +105,8 @@ fn tools(b: ServerBuilder<StateKeys>, c: &Arc<Counters>) -> ServerBuilder<StateK
     let staged = c.clone();
     let redeemed = c.clone();
     let slow = c.clone();
+    let prefilled = c.clone();
+    let rolling = c.clone();
     b.tool(
         Tool::new("provision_database")
             .description("declarative, one question")
@@ -369,6 +375,92 @@ fn tools(b: ServerBuilder<StateKeys>, c: &Arc<Counters>) -> ServerBuilder<StateK
                 ))
             }),
     )
+    .tool(
+        Tool::new("dated")
+            .description("declarative, a date-time field")
+            .ask(|_: &NoArgs| form::<When>("When?"))
+            .run(|_ctx: Context, _: NoArgs, when: Elicitation<When>| async move {
+                let w = when.required()?;
+                Ok::<_, HandlerError>(format!("at {}", w.at))
+            }),
+    )
+    .tool(
+        Tool::new("ask_panics")
+            .description("its ask closure panics when told to")
+            .ask(|a: &Boom| {
+                assert!(!a.boom, "the ask closure blew up");
+                form::<Confirm>("Sure?")
+            })
+            .run(|_ctx: Context, _: Boom, ok: Elicitation<Confirm>| async move {
+                Ok::<_, HandlerError>(format!("ok={}", ok.required()?.ok))
+            }),
+    )
+    .tool(
+        Tool::new("then_ask_panics")
+            .description("its second-stage ask closure panics")
+            .ask(|_: &NoArgs| form::<Confirm>("Sure?"))
+            .then_ask(|_: &NoArgs, _: &Elicitation<Confirm>| -> sterna::mrtr::FormQuestion<Color> {
+                panic!("the then_ask closure blew up")
+            })
+            .run(|_ctx: Context, _: NoArgs, _: (Elicitation<Confirm>, Elicitation<Color>)| async move {
+                "unreachable"
+            }),
+    )
+    .tool(
+        Tool::new("sample_with_tools")
+            .description("asks for tool-enabled sampling")
+            .handler(|ctx: Context, _: NoArgs| async move {
+                let mut p = CreateMessageRequestParams::user_text("Use a tool", 10);
+                p.tool_choice = Some(sterna::types::sampling::ToolChoice {
+                    mode: Some("auto".into()),
+                });
+                let r = ctx.sample(p).await?;
+                Ok::<_, HandlerError>(r.content.text())
+            }),
+    )
+    .tool(
+        Tool::new("prefillable")
+            .description("accepts answers given before being asked")
+            .accept_unsolicited_answers()
+            .ask(|_: &NoArgs| form::<UserName>("Your name?").key("user_name"))
+            .run(move |_ctx: Context, _: NoArgs, name: Elicitation<UserName>| {
+                let c = prefilled.clone();
+                async move {
+                    c.prefilled.fetch_add(1, Ordering::SeqCst);
+                    Ok::<_, HandlerError>(format!("hello {}", name.required()?.name))
+                }
+            }),
+    )
+    .tool(
+        Tool::new("rolling")
+            .description("its first question changes when the server is upgraded")
+            .handler(move |ctx: Context, _: NoArgs| {
+                let v = rolling.question_version.load(Ordering::SeqCst);
+                async move {
+                    let ok = ctx
+                        .ask(form::<Confirm>(format!("Deploy v{v}?")))
+                        .await?
+                        .required()?;
+                    let color = ctx.elicit::<Color>("Colour?").await?.required()?;
+                    Ok::<_, HandlerError>(format!("v{v} ok={} {}", ok.ok, color.color))
+                }
+            }),
+    )
+    .tool(
+        Tool::new("essay")
+            .description("three rounds of long answers")
+            .handler(|ctx: Context, _: NoArgs| async move {
+                let mut all = String::new();
+                for part in 1..=3 {
+                    let t = ctx
+                        .ask(form::<Text>(format!("Part {part}?")).key(format!("part{part}")))
+                        .await?
+                        .required()?;
+                    all.push_str(&t.text);
+                }
+                Ok::<_, HandlerError>(format!("{} chars", all.chars().count()))
+            }),
+    )
     .prompt(
         Prompt::new("with_completion")
             .description("completes its argument")
@@ -394,6 +486,29 @@ fn tools(b: ServerBuilder<StateKeys>, c: &Arc<Counters>) -> ServerBuilder<StateK
                     Ok::<_, HandlerError>(format!("Write a greeting for {}", n.name))
                 },
             ),
+    )
+    .prompt(
+        Prompt::new("completion_hazards")
+            .description("completers that panic or ask")
+            .complete("sync_panic", |_ctx: Context, _req: sterna::server::CompletionRequest| {
+                if true {
+                    panic!("completer blew up before its future");
+                }
+                async { Vec::<String>::new() }
+            })
+            .complete("async_panic", |_ctx: Context, _req: sterna::server::CompletionRequest| async move {
+                if true {
+                    panic!("completer future blew up");
+                }
+                Vec::<String>::new()
+            })
+            .complete("asks", |ctx: Context, _req: sterna::server::CompletionRequest| async move {
+                let n = ctx.elicit::<UserName>("Who?").await?;
+                Ok::<_, HandlerError>(vec![format!("{}", n.accepted().is_some())])
+            })
+            .handler(|_ctx: Context, a: HazardArgs| async move {
+                format!("{} {} {}", a.sync_panic, a.async_panic, a.asks)
+            }),
     )
     .resource(
         Resource::new("test://static", "static")
@@ -467,4 +582,28 @@ pub struct Mirrored {
     pub limit: Option<i64>,
     #[schemars(extend("x-mcp-header" = "Verbose"))]
     pub verbose: Option<bool>,
+}
+
+#[derive(Deserialize, JsonSchema)]
+pub struct When {
+    #[schemars(extend("format" = "date-time"))]
+    pub at: String,
+}
+
+#[derive(Deserialize, JsonSchema)]
+pub struct Boom {
+    #[serde(default)]
+    pub boom: bool,
+}
+
+#[derive(Deserialize, JsonSchema)]
+pub struct Text {
+    pub text: String,
+}
+
+#[derive(Deserialize, JsonSchema)]
+pub struct HazardArgs {
+    pub sync_panic: String,
+    pub async_panic: String,
+    pub asks: String,
 }

@@ -7,6 +7,7 @@ mod fixture;
 mod wire;
 
 mod capabilities;
+mod hardening;
 mod mrtr_flows;
 mod protocol;
 mod state_security;

@@ -120,32 +120,52 @@ async fn three_rounds_with_a_new_state_each_round() {
 
 #[tokio::test]
 async fn a_changed_question_is_asked_again_not_served_a_stale_answer() {
-    let (srv, _) = server();
+    // A rolling upgrade changes a question between rounds: an answer is pinned to the
+    // exact question it answered, so it is neither taken fresh nor carried over.
+    let (srv, c) = server();
     let mut w = Wire::new(&srv);
-    let (_, s1) = input_required(&w.call("wizard", json!({}), json!({})).await);
-    let (_, s2) = input_required(
-        &w.call("wizard", json!({}), json!({"inputResponses": {"user_name": accept(json!({"name": "Alice"}))}, "requestState": s1}))
-            .await,
-    );
-    let (_, s3) = input_required(
-        &w.call("wizard", json!({}), json!({"inputResponses": {"color": accept(json!({"color": "blue"}))}, "requestState": s2}))
-            .await,
-    );
-    // The client now changes the name: the colour question ("…, Bob?") is a new question,
-    // so Alice's answer to "…, Alice?" must not be reused.
+    c.question_version.store(1, Ordering::SeqCst);
+    let (_, s1) = input_required(&w.call("rolling", json!({}), json!({})).await);
+    c.question_version.store(2, Ordering::SeqCst);
     let r = w
         .call(
-            "wizard",
+            "rolling",
             json!({}),
-            json!({"inputResponses": {"user_name": accept(json!({"name": "Bob"})), "confirm": accept(json!({"ok": true}))}, "requestState": s3}),
+            json!({"inputResponses": {"confirm": accept(json!({"ok": true}))}, "requestState": s1}),
         )
         .await;
-    let (keys, _) = input_required(&r);
-    assert_eq!(keys, ["color"]);
+    let (keys, s2) = input_required(&r);
+    assert_eq!(keys, ["confirm"], "the fresh answer was for v1's question");
     assert_eq!(
-        result(&r)["inputRequests"]["color"]["params"]["message"],
-        "Favourite colour, Bob?"
+        result(&r)["inputRequests"]["confirm"]["params"]["message"],
+        "Deploy v2?"
     );
+    let (keys, s3) = input_required(
+        &w.call(
+            "rolling",
+            json!({}),
+            json!({"inputResponses": {"confirm": accept(json!({"ok": true}))}, "requestState": s2}),
+        )
+        .await,
+    );
+    assert_eq!(keys, ["color"]);
+    // Upgraded again before the last answer: the carried v2 answer is not reused.
+    c.question_version.store(3, Ordering::SeqCst);
+    let r = w
+        .call("rolling", json!({}), json!({"inputResponses": {"color": accept(json!({"color": "blue"}))}, "requestState": s3}))
+        .await;
+    let (keys, s4) = input_required(&r);
+    assert_eq!(keys, ["confirm"]);
+    assert_eq!(
+        result(&r)["inputRequests"]["confirm"]["params"]["message"],
+        "Deploy v3?"
+    );
+    // The colour answered in the round that re-asked the first question was for a
+    // question really asked: it is kept, and the flow completes.
+    let r = w
+        .call("rolling", json!({}), json!({"inputResponses": {"confirm": accept(json!({"ok": false}))}, "requestState": s4}))
+        .await;
+    assert_eq!(text(&r), "v3 ok=false blue");
 }
 
 #[tokio::test]
@@ -164,12 +184,12 @@ async fn two_independent_questions_in_one_round() {
         .call("two_questions", json!({}), json!({"inputResponses": {"color": accept(json!({"color": "red"}))}, "requestState": s2}))
         .await;
     assert_eq!(text(&r), "Alice likes red");
-    // Both at once, without any state, complete directly.
+    // Both at once, in the round that asked both, complete directly.
     let r = w
-        .call(
+        .answer(
             "two_questions",
             json!({}),
-            json!({"inputResponses": {"user_name": accept(json!({"name": "Bo"})), "color": accept(json!({"color": "tan"}))}}),
+            json!({"user_name": accept(json!({"name": "Bo"})), "color": accept(json!({"color": "tan"}))}),
         )
         .await;
     assert_eq!(text(&r), "Bo likes tan");
@@ -263,35 +283,35 @@ async fn decline_and_cancel_reach_the_handler() {
     let (srv, c) = server();
     let mut w = Wire::new(&srv);
     let r = w
-        .call(
+        .answer(
             "decline_aware",
             json!({}),
-            json!({"inputResponses": {"user_name": {"action": "decline"}}}),
+            json!({"user_name": {"action": "decline"}}),
         )
         .await;
     assert_eq!(text(&r), "declined");
     let r = w
-        .call(
+        .answer(
             "decline_aware",
             json!({}),
-            json!({"inputResponses": {"user_name": {"action": "cancel"}}}),
+            json!({"user_name": {"action": "cancel"}}),
         )
         .await;
     assert_eq!(text(&r), "cancelled");
     let r = w
-        .call(
+        .answer(
             "decline_aware",
             json!({}),
-            json!({"inputResponses": {"user_name": accept(json!({"name": "Ann"}))}}),
+            json!({"user_name": accept(json!({"name": "Ann"}))}),
         )
         .await;
     assert_eq!(text(&r), "accepted Ann");
     // `required()` turns a decline into a tool error the model can read.
     let r = w
-        .call(
+        .answer(
             "provision_database",
             json!({"name": "x"}),
-            json!({"inputResponses": {"pick_region": {"action": "decline"}}}),
+            json!({"pick_region": {"action": "decline"}}),
         )
         .await;
     assert_eq!(result(&r)["isError"], true);

@@ -158,7 +158,7 @@ async fn tools_list_is_deterministic_and_paginated() {
             None => break,
         }
     }
-    assert_eq!(names.len(), 18);
+    assert_eq!(names.len(), 25);
     assert_eq!(names[0], "provision_database", "registration order");
     let r = w
         .request(

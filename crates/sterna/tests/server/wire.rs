@@ -72,6 +72,11 @@ pub fn validate_message(method: &str, msg: &Value) {
         let def = match msg["method"].as_str().unwrap() {
             "notifications/progress" => "ProgressNotification",
             "notifications/message" => "LoggingMessageNotification",
+            "notifications/tools/list_changed" => "ToolListChangedNotification",
+            "notifications/prompts/list_changed" => "PromptListChangedNotification",
+            "notifications/resources/list_changed" => "ResourceListChangedNotification",
+            "notifications/resources/updated" => "ResourceUpdatedNotification",
+            "notifications/subscriptions/acknowledged" => "SubscriptionsAcknowledgedNotification",
             other => panic!("unexpected notification {other}"),
         };
         return assert_valid(def, msg);
@@ -198,7 +203,12 @@ impl Wire {
     }
 
     pub async fn request(&mut self, method: &str, params: Value) -> Value {
-        let id = json!(self.next_id());
+        let id = self.next_id();
+        self.request_with_id(id, method, params).await
+    }
+
+    pub async fn request_with_id(&mut self, id: i64, method: &str, params: Value) -> Value {
+        let id = json!(id);
         self.send(&json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}))
             .await;
         self.response_to(&id, method).await
@@ -223,6 +233,32 @@ impl Wire {
             }
         }
         self.request("tools/call", params).await
+    }
+}
+
+impl Wire {
+    /// Both legs: the first call (which must ask), then the retry with `answers` and the
+    /// state it returned.
+    pub async fn answer(&mut self, tool: &str, args: Value, answers: Value) -> Value {
+        self.answer_with_caps(tool, args, answers, caps_all()).await
+    }
+
+    pub async fn answer_with_caps(
+        &mut self,
+        tool: &str,
+        args: Value,
+        answers: Value,
+        caps: Value,
+    ) -> Value {
+        let first = self
+            .call_with_caps(tool, args.clone(), json!({}), caps.clone())
+            .await;
+        let (_, state) = input_required(&first);
+        let mut extra = json!({"inputResponses": answers});
+        if let Some(s) = state {
+            extra["requestState"] = json!(s);
+        }
+        self.call_with_caps(tool, args, extra, caps).await
     }
 }
 
