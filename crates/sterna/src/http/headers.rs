@@ -1,6 +1,7 @@
 //! The 2026-07-28 request headers: `MCP-Protocol-Version`, `Mcp-Method`, `Mcp-Name` and
 //! `Mcp-Param-*`, and the `=?base64?…?=` sentinel for values HTTP cannot carry as is.
 
+use crate::server::prepare::Prepared;
 use crate::server::{ParamKind, Server};
 use base64::Engine;
 use base64::engine::general_purpose::STANDARD;
@@ -69,9 +70,28 @@ pub(crate) fn protocol_version(headers: &HeaderMap) -> Result<&str, ErrorObject>
         .ok_or_else(|| mismatch("the MCP-Protocol-Version header is required".into()))
 }
 
+/// Checks the headers against a prepared request: `MCP-Protocol-Version` equal to
+/// `_meta`'s version, then `Mcp-Method`, `Mcp-Name` and `Mcp-Param-*` (all `-32020`).
+pub(crate) fn check_prepared(
+    server: &Server,
+    headers: &HeaderMap,
+    version: &str,
+    prepared: &Prepared<'_>,
+) -> Result<(), ErrorObject> {
+    let meta = prepared.meta();
+    if version != meta.protocol_version {
+        return Err(ErrorObject::header_mismatch(format!(
+            "Header mismatch: MCP-Protocol-Version header value '{version}' does not match body value '{}'",
+            meta.protocol_version
+        )));
+    }
+    let (name, arguments) = prepared.target();
+    check(server, headers, prepared.method, name, arguments)
+}
+
 /// Checks `Mcp-Method`, `Mcp-Name` and `Mcp-Param-*` against the body (`name` is the
 /// tool or prompt name or the resource URI; `arguments` the tool arguments).
-pub(crate) fn check(
+fn check(
     server: &Server,
     headers: &HeaderMap,
     method: &str,

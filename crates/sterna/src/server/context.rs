@@ -121,6 +121,34 @@ pub(crate) struct Inner {
     pub(crate) changes: super::Changes,
 }
 
+impl Inner {
+    /// The context of a request, before any round-specific part (round 1, no state, no
+    /// resolver: questions are refused).
+    pub(crate) fn request(
+        server: &super::Server,
+        id: RequestId,
+        method: &'static str,
+        target: Arc<str>,
+        meta: Arc<RequestMeta>,
+        env: &RequestEnv,
+    ) -> Self {
+        Self {
+            id,
+            method,
+            target,
+            meta,
+            principal: env.principal.clone(),
+            notifier: env.notifier.clone(),
+            cancel: env.cancel.clone(),
+            round: 1,
+            prev_app: None,
+            next_app: Mutex::new(None),
+            resolver: Mutex::new(None),
+            changes: server.inner.changes.clone(),
+        }
+    }
+}
+
 impl fmt::Debug for Context {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("Context")

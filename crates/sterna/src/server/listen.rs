@@ -5,7 +5,8 @@
 use super::Server;
 use super::changes::Change;
 use super::context::RequestEnv;
-use super::dispatch::{Response, params};
+use super::request::params;
+use super::response::Response;
 use serde::Deserialize;
 use serde_json::value::{RawValue, to_raw_value};
 use sterna_types::error::ErrorObject;

@@ -1,17 +1,30 @@
 //! The server: a router of tools, prompts, resources and completions, built once and
 //! shared by every request, independent of the transport.
 
+//!
+//! A request goes through visible stages: classify ([`inbound`]), decode `_meta` and
+//! params ([`request`], [`prepare`]), route ([`dispatch`]) to a method ([`call`],
+//! `completion`, `listen`, the lists), and respond ([`response`]). MRTR-capable methods
+//! run one [`round`]: open the state, resolve answers, run the handler, seal the next.
+
 mod asking;
 mod builder;
+mod call;
 mod changes;
 mod completion;
 mod context;
-pub(crate) mod dispatch;
+mod dispatch;
+mod finalize;
+mod guard;
 mod handler;
+pub(crate) mod inbound;
 mod listen;
 mod lists;
+pub(crate) mod prepare;
 mod prompt;
+pub(crate) mod request;
 mod resource;
+mod response;
 mod round;
 mod tool;
 mod uri_template;
@@ -21,15 +34,15 @@ pub use builder::{NeedsKeys, ServerBuilder};
 pub use changes::{Change, Changes};
 pub use completion::{CompletionRequest, IntoCompletion};
 pub use context::{Context, Notifier, Principal, RequestEnv};
-pub use dispatch::Response;
 pub use handler::{
     Declarative, Handler, IntoPromptResult, IntoResourceResult, IntoToolResult, Json, NoArgs,
 };
 pub use prompt::{AskingPrompt, Prompt, PromptDef};
 pub use resource::{AskingResource, Resource, ResourceBase, ResourceDef, ResourceTemplate};
+pub use response::Response;
 pub use tool::{Asking, Tool, ToolDef};
 
-pub(crate) use round::log_panic;
+pub(crate) use guard::log_panic;
 
 use crate::state::StateConfig;
 use std::collections::HashMap;
