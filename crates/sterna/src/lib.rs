@@ -2,6 +2,7 @@
 
 pub mod client;
 mod error;
+pub mod header_value;
 #[cfg(feature = "http")]
 pub mod http;
 mod mirror;
@@ -23,14 +24,3 @@ pub use sterna_types as types;
 pub use schemars;
 pub use serde;
 pub use serde_json;
-
-/// Encodes a header value (the `=?base64?…?=` sentinel when needed).
-#[cfg(feature = "http")]
-pub(crate) fn http_encode(value: &str) -> String {
-    http::encode_header_value(value).into_owned()
-}
-
-#[cfg(not(feature = "http"))]
-pub(crate) fn http_encode(value: &str) -> String {
-    value.to_owned()
-}

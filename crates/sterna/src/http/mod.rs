@@ -24,9 +24,9 @@ mod respond;
 mod serve;
 mod service;
 
+pub use crate::header_value::{decode as decode_header_value, encode as encode_header_value};
 pub use auth::{AuthError, AuthLayer, AuthService, Authenticator, BearerTokens};
 pub use body::McpBody;
 pub use config::{HttpConfig, OriginPolicy};
-pub use headers::{decode_header_value, encode_header_value};
 pub use serve::HttpServer;
 pub use service::{McpService, ResponseFuture};
