@@ -1,6 +1,7 @@
 //! Questions: what a handler can ask, and the typed answers it gets.
 
-use super::form::{form_schema, validate};
+use super::check::validate;
+use super::form::form_schema;
 use super::resolver::{Asked, NeedsInput, Resolver, Spec};
 use schemars::JsonSchema;
 use serde::Deserialize;
@@ -395,7 +396,7 @@ macro_rules! tuple_question {
         impl<$($q: Question),+> Question for ($($q,)+) {
             type Answer = ($($q::Answer,)+);
 
-            #[allow(non_snake_case)]
+            #[allow(non_snake_case, reason = "the macro names bindings after the type parameters")]
             fn resolve(self, r: &mut Resolver) -> Result<Self::Answer, NeedsInput> {
                 let ($($q,)+) = self;
                 // Resolve every question before failing, so all missing ones are asked

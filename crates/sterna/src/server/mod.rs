@@ -22,6 +22,7 @@ mod listen;
 mod lists;
 pub(crate) mod prepare;
 mod prompt;
+mod registry;
 pub(crate) mod request;
 mod resource;
 mod response;
