@@ -1,6 +1,5 @@
 //! Errors handlers return, and errors of building a server.
 
-use crate::mrtr::NeedsInput;
 use std::fmt;
 use sterna_types::error::{ErrorCode, ErrorObject};
 
@@ -12,7 +11,7 @@ use sterna_types::error::{ErrorCode, ErrorObject};
 /// * [`HandlerError::tool`]: a tool failure with a message for the model.
 /// * [`HandlerError::invalid_params`], [`HandlerError::resource_not_found`],
 ///   [`HandlerError::rpc`]: a JSON-RPC error.
-/// * From [`NeedsInput`]: not an error — the round ends with `input_required`.
+/// * From [`NeedsInput`](crate::NeedsInput): not an error — the round ends with `input_required`.
 pub struct HandlerError(pub(crate) Repr);
 
 pub(crate) enum Repr {
@@ -81,12 +80,6 @@ impl fmt::Display for HandlerError {
 impl<E: std::error::Error + Send + Sync + 'static> From<E> for HandlerError {
     fn from(e: E) -> Self {
         Self(Repr::Internal(Box::new(e)))
-    }
-}
-
-impl From<NeedsInput> for HandlerError {
-    fn from(_: NeedsInput) -> Self {
-        Self(Repr::NeedsInput)
     }
 }
 

@@ -1,6 +1,5 @@
 //! The client and its MRTR round driver.
 
-use super::builder::ClientBuilder;
 use super::envelope::{Message, WithMeta};
 use super::error::{ClientError, GaveUp, ProtocolViolation, Refusal};
 use super::handlers::Handlers;
@@ -75,11 +74,6 @@ pub(crate) async fn within<T>(
 }
 
 impl Client {
-    /// Starts building a client called `name` at `version`.
-    pub fn builder(name: impl Into<String>, version: impl Into<String>) -> ClientBuilder {
-        ClientBuilder::new(Implementation::new(name, version))
-    }
-
     pub(crate) fn new(
         transport: Box<dyn Transport>,
         info: Option<Implementation>,

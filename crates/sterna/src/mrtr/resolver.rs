@@ -31,6 +31,12 @@ impl fmt::Debug for NeedsInput {
     }
 }
 
+impl From<NeedsInput> for crate::HandlerError {
+    fn from(_: NeedsInput) -> Self {
+        Self(crate::error::Repr::NeedsInput)
+    }
+}
+
 impl fmt::Display for NeedsInput {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str("the client has not answered yet")

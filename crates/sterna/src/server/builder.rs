@@ -1,12 +1,12 @@
 //! Building a server.
 
 use super::changes::Changes;
+use super::core::{Inner, Server};
 use super::lists::Lists;
 use super::prompt::PromptDef;
 use super::registry::Registry;
 use super::resource::ResourceDef;
 use super::tool::ToolDef;
-use super::{Inner, Server};
 use crate::error::BuildError;
 use crate::state::{MemoryReplayStore, ReplayStore, StateConfig, StateKeys};
 use std::sync::Arc;
@@ -44,6 +44,17 @@ impl<K> std::fmt::Debug for ServerBuilder<K> {
         f.debug_struct("ServerBuilder")
             .field("info", &self.info)
             .finish()
+    }
+}
+
+impl Server {
+    /// Starts building a server called `name` (also the audience its states are bound
+    /// to) at `version`.
+    pub fn builder(
+        name: impl Into<String>,
+        version: impl Into<String>,
+    ) -> ServerBuilder<NeedsKeys> {
+        ServerBuilder::new(Implementation::new(name, version))
     }
 }
 

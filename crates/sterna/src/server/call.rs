@@ -1,8 +1,8 @@
 //! The three MRTR-capable methods: `tools/call`, `prompts/get`, `resources/read`. Each
 //! finds its target, says what its state is bound to, and runs one [`Round`].
 
-use super::Server;
 use super::context::RequestEnv;
+use super::core::Server;
 use super::request::{CallParams, PromptParams, RawField, ReadParams, invalid};
 use super::response::Response;
 use super::round::{BindArgs, FlowParams, Round, Subject};
@@ -109,7 +109,7 @@ impl Server {
     fn find_resource(
         &self,
         uri: &str,
-    ) -> Option<(&super::ResourceEntry, BTreeMap<String, String>)> {
+    ) -> Option<(&super::core::ResourceEntry, BTreeMap<String, String>)> {
         if let Some(e) = self.inner.resources.get(uri) {
             return Some((e, BTreeMap::new()));
         }

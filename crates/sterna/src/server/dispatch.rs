@@ -1,11 +1,11 @@
 //! The route stage: a prepared request goes to its method.
 
-use super::Server;
 use super::context::RequestEnv;
+use super::core::Server;
 use super::inbound::{Body, Inbound, classify};
 use super::lists::{Pages, page_index};
-use super::prepare::{Prepared, REMOVED, check_version, removed};
-use super::request::{ListParams, Params};
+use super::prepare::{Prepared, check_version, removed};
+use super::request::{ListParams, Params, REMOVED};
 use super::response::Response;
 use serde_json::value::RawValue;
 use std::sync::Arc;

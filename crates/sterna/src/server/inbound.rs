@@ -56,7 +56,7 @@ pub(crate) struct OwnedRequest {
 }
 
 impl OwnedRequest {
-    /// The params, for [`Server::prepare`](super::Server::prepare).
+    /// The params, for [`Server::prepare`](super::core::Server::prepare).
     pub(crate) fn body(&self) -> Body<'_> {
         Body::Raw(self.params.as_deref())
     }

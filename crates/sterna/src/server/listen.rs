@@ -2,9 +2,9 @@
 //! tagged with the subscription id, until the client goes away (nothing more is sent) or
 //! the server closes the subscription (a closing result is sent).
 
-use super::Server;
 use super::changes::Change;
 use super::context::RequestEnv;
+use super::core::Server;
 use super::request::params;
 use super::response::Response;
 use serde::Deserialize;

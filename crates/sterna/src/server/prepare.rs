@@ -8,27 +8,14 @@
 //! requests are answered by the legacy path, which supplies the session's negotiated
 //! version and capabilities in place of `_meta`.
 
-use super::Server;
+use super::core::Server;
 use super::inbound::Body;
-use super::request::{Params, invalid};
+use super::request::{Params, REMOVED, invalid};
 use super::response::Response;
 use serde_json::value::RawValue;
 use sterna_types::error::{ErrorCode, ErrorObject};
 use sterna_types::jsonrpc::RequestId;
 use sterna_types::meta::RequestMeta;
-
-/// Methods 2026-07-28 removed, answered `-32601` with a pointer to `server/discover`.
-pub(crate) const REMOVED: &[&str] = &[
-    "initialize",
-    "ping",
-    "logging/setLevel",
-    "resources/subscribe",
-    "resources/unsubscribe",
-    "tasks/get",
-    "tasks/result",
-    "tasks/list",
-    "tasks/cancel",
-];
 
 /// A request whose `_meta` was read, ready to [`run`](Prepared::run).
 pub(crate) struct Prepared<'a> {

@@ -1,11 +1,11 @@
 //! Registering tools, prompts and resources at build time: every check, and the wire
 //! descriptions the lists are rendered from.
 
+use super::core::{PromptEntry, ResourceEntry, TemplateEntry, ToolEntry};
 use super::lists::Catalog;
 use super::prompt::PromptDef;
 use super::resource::{ResourceDef, ResourceKind};
 use super::tool::ToolDef;
-use super::{PromptEntry, ResourceEntry, TemplateEntry, ToolEntry};
 use crate::error::BuildError;
 use std::collections::HashMap;
 use std::sync::Arc;

@@ -146,8 +146,7 @@ impl ParamsSeed {
     /// The seed for the one-pass reader: every method but those that need their raw
     /// params (`subscriptions/listen`) or answer before reading them (removed methods).
     pub(crate) fn fast(method: &str) -> Option<Self> {
-        (method != "subscriptions/listen" && !super::prepare::REMOVED.contains(&method))
-            .then(|| Self::of(method))
+        (method != "subscriptions/listen" && !REMOVED.contains(&method)).then(|| Self::of(method))
     }
 }
 
@@ -225,3 +224,16 @@ pub(crate) fn params<'a, T: Deserialize<'a>>(raw: Option<&'a RawValue>) -> Resul
     let raw = raw.ok_or_else(|| invalid("Missing params"))?;
     serde_json::from_str(raw.get()).map_err(|e| invalid(format!("Invalid params: {e}")))
 }
+
+/// Methods 2026-07-28 removed, answered `-32601` with a pointer to `server/discover`.
+pub(crate) const REMOVED: &[&str] = &[
+    "initialize",
+    "ping",
+    "logging/setLevel",
+    "resources/subscribe",
+    "resources/unsubscribe",
+    "tasks/get",
+    "tasks/result",
+    "tasks/list",
+    "tasks/cancel",
+];

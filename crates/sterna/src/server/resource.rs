@@ -303,7 +303,7 @@ impl ResourceBase {
     }
 
     fn unusable(self, reason: String) -> ResourceDef {
-        let mut def = self.handler(|_: Context, _: super::NoArgs| async { String::new() });
+        let mut def = self.handler(|_: Context, _: super::handler::NoArgs| async { String::new() });
         def.error = Some(reason);
         def
     }

@@ -2,8 +2,8 @@
 //! open the incoming state → resolve answers → run the handler → complete, or seal the
 //! next state and answer `input_required`.
 
-use super::Server;
 use super::context::{Context, Inner as CtxInner, RequestEnv};
+use super::core::Server;
 use super::finalize::Finalize;
 use super::guard::{guarded, started};
 use super::handler::Produced;
@@ -187,7 +187,7 @@ impl<'s, 'a> Round<'s, 'a> {
             self.subject.unsolicited,
         );
         let mut inner = CtxInner::request(
-            self.server,
+            &self.server.inner.changes,
             self.id.clone(),
             self.subject.method,
             self.subject.target.clone(),
