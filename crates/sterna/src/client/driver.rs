@@ -97,6 +97,21 @@ impl Serialize for WithMeta<'_> {
                 if let Some(info) = self.0.info {
                     m.serialize_entry(sterna_types::meta::CLIENT_INFO_KEY, info)?;
                 }
+                // The call's own entries (`progressToken`, `logLevel` …); the three above
+                // are the client's and win.
+                if let Some(Value::Object(extra)) = self.0.params.get("_meta") {
+                    for (k, v) in extra {
+                        if ![
+                            sterna_types::meta::PROTOCOL_VERSION_KEY,
+                            sterna_types::meta::CLIENT_CAPABILITIES_KEY,
+                            sterna_types::meta::CLIENT_INFO_KEY,
+                        ]
+                        .contains(&k.as_str())
+                        {
+                            m.serialize_entry(k, v)?;
+                        }
+                    }
+                }
                 m.end()
             }
         }
@@ -612,7 +627,9 @@ impl Client {
         self.run(Call::resource(uri)).await
     }
 
-    /// A raw request (for methods without a typed helper); `_meta` is added.
+    /// A raw request (for methods without a typed helper); `_meta` is added (entries of
+    /// a `_meta` in `params` are kept; the version, capabilities and client info are the
+    /// client's own).
     pub async fn raw_request(
         &self,
         method: &str,

@@ -5,6 +5,7 @@
 //! ([`Elicitation`]) and the declarative [`Plan`]s.
 
 mod form;
+mod order;
 mod plan;
 mod question;
 mod resolver;
