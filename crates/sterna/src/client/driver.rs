@@ -10,6 +10,7 @@ use futures_util::future::join_all;
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 use serde::ser::SerializeMap;
+use serde_json::value::RawValue;
 use serde_json::{Map, Value};
 use std::collections::HashMap;
 use std::marker::PhantomData;
@@ -209,7 +210,7 @@ impl Client {
         method: &str,
         params: &Map<String, Value>,
         name: Option<&str>,
-    ) -> Result<Value, ClientError> {
+    ) -> Result<Box<RawValue>, ClientError> {
         let mut version_retried = false;
         let mut headers_retried = false;
         let mut broken = 0;
@@ -258,6 +259,8 @@ impl Client {
             };
             match RawMessage::parse(&bytes) {
                 Ok(Incoming::Result { id: got, result }) if got == id => {
+                    // Kept raw: decoding through `Value` would sort every object's keys
+                    // (a form's fields among them) alphabetically.
                     return serde_json::from_str(result.get())
                         .map_err(|e| violation(format!("unreadable result: {e}")));
                 }
@@ -308,7 +311,8 @@ impl Client {
         params: Map<String, Value>,
     ) -> Result<T, ClientError> {
         let v = self.request(method, &params, None).await?;
-        serde_json::from_value(v).map_err(|e| violation(format!("malformed {method} result: {e}")))
+        serde_json::from_str(v.get())
+            .map_err(|e| violation(format!("malformed {method} result: {e}")))
     }
 
     /// `server/discover`.
@@ -526,7 +530,7 @@ impl Client {
             this.insert("requestState".into(), Value::String(state.clone()));
         }
         let value = self.request(&method, &this, Some(&name)).await?;
-        match serde_json::from_value::<Outcome<T>>(value) {
+        match serde_json::from_str::<Outcome<T>>(value.get()) {
             Ok(Outcome::Complete(t)) => Ok(Step::Complete(t)),
             Ok(Outcome::InputRequired(r)) => {
                 let requests = r.input_requests.unwrap_or_default();
@@ -635,7 +639,8 @@ impl Client {
         method: &str,
         params: Map<String, Value>,
     ) -> Result<Value, ClientError> {
-        self.request(method, &params, None).await
+        let raw = self.request(method, &params, None).await?;
+        serde_json::from_str(raw.get()).map_err(|e| violation(format!("unreadable result: {e}")))
     }
 }
 
