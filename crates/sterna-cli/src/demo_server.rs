@@ -114,10 +114,12 @@ fn sign_up_tool() -> sterna::server::ToolDef {
         .ask(|_: &NoArgs| form::<SignUp>("Sign up for sterna news").key("sign_up"))
         .run(
             |_ctx: Context, _: NoArgs, form: Elicitation<SignUp>| async move {
-                let Some(s) = form.accepted() else {
-                    return Ok::<_, HandlerError>(
-                        "Not signed up (the form was declined or cancelled)".to_owned(),
-                    );
+                let s = match form {
+                    Elicitation::Accepted(s) => s,
+                    Elicitation::Declined => {
+                        return Ok::<_, HandlerError>("Not signed up: you declined".to_owned());
+                    }
+                    Elicitation::Cancelled => return Ok("Not signed up: you cancelled".to_owned()),
                 };
                 let topics: Vec<String> = s
                     .topics

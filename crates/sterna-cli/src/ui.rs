@@ -5,9 +5,6 @@ use std::io::IsTerminal;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 
-/// Prints a line above a prompt that is being edited (the session's line editor).
-pub(crate) type Printer = Box<dyn FnMut(String) + Send>;
-
 /// Shared by every part that writes to the terminal. Cheap to clone.
 #[derive(Clone)]
 pub(crate) struct Ui {
@@ -19,7 +16,6 @@ struct Inner {
     /// Held while a widget owns the terminal (questions of one round come one by one).
     term: Mutex<()>,
     bars: MultiProgress,
-    printer: Mutex<Option<Printer>>,
     at_prompt: AtomicBool,
 }
 
@@ -43,7 +39,6 @@ impl Ui {
                 interactive,
                 term: Mutex::new(()),
                 bars,
-                printer: Mutex::new(None),
                 at_prompt: AtomicBool::new(false),
             }),
         }
@@ -74,29 +69,17 @@ impl Ui {
         .map_err(|e| crate::exit::CliError::Local(format!("the terminal task failed: {e}")))
     }
 
-    /// Where notes go while the session's prompt is being edited.
-    pub(crate) fn set_printer(&self, printer: Printer) {
-        *self.inner.printer.lock().unwrap_or_else(|p| p.into_inner()) = Some(printer);
-    }
-
     /// Whether the session's prompt is being edited now.
     pub(crate) fn at_prompt(&self, yes: bool) {
         self.inner.at_prompt.store(yes, Ordering::SeqCst);
     }
 
-    /// Prints a line on stderr above the progress bars (or above the session's prompt).
+    /// Prints a line on stderr above the progress bars (or over the session's prompt).
     pub(crate) fn note(&self, line: impl AsRef<str>) {
         if self.inner.at_prompt.load(Ordering::SeqCst) {
-            if let Some(p) = self
-                .inner
-                .printer
-                .lock()
-                .unwrap_or_else(|p| p.into_inner())
-                .as_mut()
-            {
-                p(format!("{}\n", line.as_ref()));
-                return;
-            }
+            // The line being edited is cleared; it is drawn again at the next key.
+            eprint!("\r\x1b[2K{}\n", line.as_ref());
+            return;
         }
         if self.inner.bars.is_hidden() {
             eprintln!("{}", line.as_ref());

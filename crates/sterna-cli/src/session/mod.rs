@@ -84,12 +84,6 @@ pub(crate) async fn run(args: ConnectArgs) -> Result<ExitCode, CliError> {
     if let Some(h) = &history {
         let _ = rl.load_history(h);
     }
-    if let Ok(mut printer) = rl.create_external_printer() {
-        use rustyline::ExternalPrinter;
-        session.conn.ui.set_printer(Box::new(move |line| {
-            let _ = printer.print(line);
-        }));
-    }
     let prompt = format!("{}> ", server.split_whitespace().next().unwrap_or("sterna"));
     loop {
         if session.conn.notices.stale.swap(false, Ordering::Relaxed) {
