@@ -67,16 +67,14 @@ pub(crate) async fn run(args: CallArgs) -> Result<ExitCode, CliError> {
                 crate::widgets::args::typed(schema.as_ref(), k, v),
             );
         }
-        if let (true, Some(schema)) = (ask_args, schema) {
-            if !crate::widgets::args::properties(&schema).is_empty() {
-                arguments = conn
-                    .ui
-                    .exclusive(move || crate::widgets::args::ask_all(&schema))
-                    .await?
-                    .map_err(|_| {
-                        CliError::Usage("the call was abandoned at its arguments".into())
-                    })?;
-            }
+        if let (true, Some(schema)) = (ask_args, schema)
+            && !crate::widgets::args::properties(&schema).is_empty()
+        {
+            arguments = conn
+                .ui
+                .exclusive(move || crate::widgets::args::ask_all(&schema))
+                .await?
+                .map_err(|_| CliError::Usage("the call was abandoned at its arguments".into()))?;
         }
     }
     let call = Call::tool(tool, Value::Object(arguments));

@@ -73,7 +73,13 @@ pub(crate) async fn run(args: DemoArgs) -> Result<ExitCode, CliError> {
     if let Some(mut child) = server {
         let _ = child.kill().await;
     }
-    let result = result?;
+    let result = result.map_err(|e| match e {
+        CliError::Unanswered(mut u) => {
+            u.hint = "Give it with --region eu-west-1 (or us-east-1).".into();
+            CliError::Unanswered(u)
+        }
+        other => other,
+    })?;
     println!("← complete: {}", result.text_content());
     Ok(if result.is_error == Some(true) {
         ExitCode::from(1)
