@@ -83,7 +83,12 @@ impl Answerer {
         Ok(out)
     }
 
-    async fn answer(&self, key: &str, request: &InputRequest) -> Result<InputResponse, CliError> {
+    /// Answers one question.
+    pub(crate) async fn answer(
+        &self,
+        key: &str,
+        request: &InputRequest,
+    ) -> Result<InputResponse, CliError> {
         Ok(match request {
             InputRequest::Elicit(ElicitRequestParams::Form(f)) => {
                 InputResponse::Elicit(self.form(key, f).await?)
@@ -116,9 +121,12 @@ impl Answerer {
                 roots: self.roots(),
             }),
             InputRequest::Unknown { method, .. } => {
-                return Err(CliError::Client(ClientError::Protocol(ProtocolViolation(
-                    format!("{key}: unknown input request {method}"),
-                ))));
+                return Err(CliError::Client(ClientError::Protocol(
+                    ProtocolViolation::UnknownQuestion {
+                        key: key.to_owned(),
+                        method: method.clone(),
+                    },
+                )));
             }
         })
     }

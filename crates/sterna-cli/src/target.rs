@@ -7,8 +7,13 @@ use crate::exit::CliError;
 use crate::fulfil::Answerer;
 use crate::notify::Notices;
 use crate::ui::Ui;
-use sterna::client::{Client, ClientError, Refusal, transport::HttpTransport};
-use sterna::types::elicitation::{ElicitFormParams, ElicitResult, ElicitUrlParams};
+use sterna::client::{
+    Client, ClientBuilder, ClientError, Refusal, TransportError, transport::HttpTransport,
+};
+use sterna::types::elicitation::{
+    ElicitFormParams, ElicitRequestParams, ElicitResult, ElicitUrlParams,
+};
+use sterna::types::mrtr::{InputRequest, InputResponse};
 use sterna::types::sampling::CreateMessageRequestParams;
 
 /// Where the server is.
@@ -41,6 +46,78 @@ pub(crate) struct Conn {
     pub(crate) log_level: Option<String>,
 }
 
+/// Registers the handlers; they decide the capabilities declared (sampling only when it
+/// can be answered).
+fn with_handlers(builder: ClientBuilder, answerer: &Answerer) -> ClientBuilder {
+    let (a1, a2, a3) = (answerer.clone(), answerer.clone(), answerer.clone());
+    let builder = builder
+        .on_elicit(move |f: ElicitFormParams| {
+            let a = a1.clone();
+            async move {
+                a.form("form", &f)
+                    .await
+                    .unwrap_or_else(|_| ElicitResult::cancel())
+            }
+        })
+        .on_elicit_url(move |u: ElicitUrlParams| {
+            let a = a2.clone();
+            async move {
+                match a
+                    .answer("url", &InputRequest::Elicit(ElicitRequestParams::Url(u)))
+                    .await
+                {
+                    Ok(InputResponse::Elicit(e)) => e,
+                    _ => ElicitResult::cancel(),
+                }
+            }
+        })
+        .roots(answerer.roots());
+    if !answerer.can_sample() {
+        return builder;
+    }
+    builder.on_sample(move |p: CreateMessageRequestParams| {
+        let a = a3.clone();
+        async move {
+            match a.answer("sample", &InputRequest::Sample(p)).await {
+                Ok(InputResponse::Sample(s)) => Ok(s),
+                Ok(_) => Err(Refusal::new("no answer")),
+                Err(e) => Err(Refusal::new(e.to_string())),
+            }
+        }
+    })
+}
+
+/// The client over the target's transport.
+fn open(target: &Target, opts: &ClientOpts, builder: ClientBuilder) -> Result<Client, CliError> {
+    match target {
+        Target::Http(url) => {
+            let mut t =
+                HttpTransport::new(url).map_err(|e| CliError::Usage(format!("{url}: {e}")))?;
+            for h in &opts.headers {
+                let (n, v) = h.split_once(':').ok_or_else(|| {
+                    CliError::Usage(format!("--header {h:?}: expected NAME: VALUE"))
+                })?;
+                t = t
+                    .header(n.trim(), v.trim())
+                    .map_err(|e| CliError::Usage(format!("--header {h:?}: {e}")))?;
+            }
+            Ok(builder.build(t))
+        }
+        Target::Stdio(cmd) => {
+            let (program, args) = cmd
+                .split_first()
+                .ok_or_else(|| CliError::Usage("-- needs a command".into()))?;
+            let mut command = tokio::process::Command::new(program);
+            command.args(args);
+            builder.spawn_stdio(command).map_err(|e| {
+                CliError::Client(ClientError::Transport(TransportError::Io(
+                    std::io::Error::new(e.kind(), format!("cannot start {program}: {e}")),
+                )))
+            })
+        }
+    }
+}
+
 /// Connects to `target` (a child process starts here; HTTP connects on first use).
 pub(crate) fn connect(
     target: &Target,
@@ -53,82 +130,13 @@ pub(crate) fn connect(
         ui.clone(),
         answers,
         opts.sampling_cmd.clone(),
-        roots.clone(),
+        roots,
         target.label(),
     );
     let notices = Notices::start(ui.clone());
-    let (a1, a2, a3) = (answerer.clone(), answerer.clone(), answerer.clone());
-    let mut builder = Client::builder("sterna", env!("CARGO_PKG_VERSION"))
-        .on_elicit(move |f: ElicitFormParams| {
-            let a = a1.clone();
-            async move {
-                a.form("form", &f)
-                    .await
-                    .unwrap_or_else(|_| ElicitResult::cancel())
-            }
-        })
-        .on_elicit_url(move |u: ElicitUrlParams| {
-            let a = a2.clone();
-            async move {
-                let q = sterna::types::mrtr::InputRequests::from([(
-                    "url".to_owned(),
-                    sterna::types::mrtr::InputRequest::Elicit(
-                        sterna::types::elicitation::ElicitRequestParams::Url(u),
-                    ),
-                )]);
-                match a.round(&q).await.ok().and_then(|mut r| r.remove("url")) {
-                    Some(sterna::types::mrtr::InputResponse::Elicit(e)) => e,
-                    _ => ElicitResult::cancel(),
-                }
-            }
-        })
-        .roots(roots)
-        .on_notification(notices.sink());
-    if answerer.can_sample() {
-        builder = builder.on_sample(move |p: CreateMessageRequestParams| {
-            let a = a3.clone();
-            async move {
-                let q = sterna::types::mrtr::InputRequests::from([(
-                    "sample".to_owned(),
-                    sterna::types::mrtr::InputRequest::Sample(p),
-                )]);
-                match a.round(&q).await {
-                    Ok(mut r) => match r.remove("sample") {
-                        Some(sterna::types::mrtr::InputResponse::Sample(s)) => Ok(s),
-                        _ => Err(Refusal::new("no answer")),
-                    },
-                    Err(e) => Err(Refusal::new(e.to_string())),
-                }
-            }
-        });
-    }
-    let client = match target {
-        Target::Http(url) => {
-            let mut t =
-                HttpTransport::new(url).map_err(|e| CliError::Usage(format!("{url}: {e}")))?;
-            for h in &opts.headers {
-                let (n, v) = h.split_once(':').ok_or_else(|| {
-                    CliError::Usage(format!("--header {h:?}: expected NAME: VALUE"))
-                })?;
-                t = t
-                    .header(n.trim(), v.trim())
-                    .map_err(|e| CliError::Usage(format!("--header {h:?}: {e}")))?;
-            }
-            builder.build(t)
-        }
-        Target::Stdio(cmd) => {
-            let (program, args) = cmd
-                .split_first()
-                .ok_or_else(|| CliError::Usage("-- needs a command".into()))?;
-            let mut command = tokio::process::Command::new(program);
-            command.args(args);
-            builder.spawn_stdio(command).map_err(|e| {
-                CliError::Client(ClientError::Transport(sterna::client::TransportError::Io(
-                    format!("cannot start {program}: {e}"),
-                )))
-            })?
-        }
-    };
+    let builder =
+        Client::builder("sterna", env!("CARGO_PKG_VERSION")).on_notification(notices.sink());
+    let client = open(target, opts, with_handlers(builder, &answerer))?;
     let log_level = (opts.log_level != "none").then(|| opts.log_level.clone());
     Ok(Conn {
         client,

@@ -1,6 +1,5 @@
 //! Errors handlers return, and errors of building a server.
 
-use crate::mrtr::NeedsInput;
 use std::fmt;
 use sterna_types::error::{ErrorCode, ErrorObject};
 
@@ -12,7 +11,7 @@ use sterna_types::error::{ErrorCode, ErrorObject};
 /// * [`HandlerError::tool`]: a tool failure with a message for the model.
 /// * [`HandlerError::invalid_params`], [`HandlerError::resource_not_found`],
 ///   [`HandlerError::rpc`]: a JSON-RPC error.
-/// * From [`NeedsInput`]: not an error — the round ends with `input_required`.
+/// * From [`NeedsInput`](crate::NeedsInput): not an error — the round ends with `input_required`.
 pub struct HandlerError(pub(crate) Repr);
 
 pub(crate) enum Repr {
@@ -84,12 +83,6 @@ impl<E: std::error::Error + Send + Sync + 'static> From<E> for HandlerError {
     }
 }
 
-impl From<NeedsInput> for HandlerError {
-    fn from(_: NeedsInput) -> Self {
-        Self(Repr::NeedsInput)
-    }
-}
-
 /// Why a server could not be built.
 #[derive(Debug, Clone, PartialEq, Eq)]
 #[non_exhaustive]
@@ -109,7 +102,14 @@ pub enum BuildError {
         /// Which one.
         name: String,
         /// What is wrong.
-        reason: String,
+        reason: crate::DefinitionError,
+    },
+    /// Two options of one definition that cannot go together.
+    Conflicting {
+        /// Which definition.
+        name: String,
+        /// The options, e.g. `single_use + accept_unsolicited_answers`.
+        options: &'static str,
     },
 }
 
@@ -121,8 +121,18 @@ impl fmt::Display for BuildError {
                 write!(f, "tool name {n:?} must match [A-Za-z0-9_.-]{{1,128}}")
             }
             Self::Invalid { name, reason } => write!(f, "{name}: {reason}"),
+            Self::Conflicting { name, options } => {
+                write!(f, "{name}: {options} cannot go together")
+            }
         }
     }
 }
 
-impl std::error::Error for BuildError {}
+impl std::error::Error for BuildError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            Self::Invalid { reason, .. } => Some(reason),
+            _ => None,
+        }
+    }
+}

@@ -1,7 +1,9 @@
 #![doc = include_str!("../docs/guide.md")]
 
 pub mod client;
+mod definition;
 mod error;
+pub mod header_value;
 #[cfg(feature = "http")]
 pub mod http;
 mod mirror;
@@ -10,6 +12,7 @@ pub mod server;
 pub mod state;
 pub mod transport;
 
+pub use definition::{DefinitionError, HeaderProblem, TemplateProblem, Unfit};
 pub use error::{BuildError, HandlerError};
 pub use mrtr::{Elicitation, NeedsInput};
 pub use server::{Context, Server};
@@ -23,14 +26,3 @@ pub use sterna_types as types;
 pub use schemars;
 pub use serde;
 pub use serde_json;
-
-/// Encodes a header value (the `=?base64?…?=` sentinel when needed).
-#[cfg(feature = "http")]
-pub(crate) fn http_encode(value: &str) -> String {
-    http::encode_header_value(value).into_owned()
-}
-
-#[cfg(not(feature = "http"))]
-pub(crate) fn http_encode(value: &str) -> String {
-    value.to_owned()
-}

@@ -29,6 +29,13 @@ impl std::fmt::Debug for ClientBuilder {
     }
 }
 
+impl Client {
+    /// Starts building a client called `name` at `version`.
+    pub fn builder(name: impl Into<String>, version: impl Into<String>) -> ClientBuilder {
+        ClientBuilder::new(Implementation::new(name, version))
+    }
+}
+
 impl ClientBuilder {
     pub(crate) fn new(info: Implementation) -> Self {
         Self {

@@ -21,6 +21,8 @@ pub enum ClientError {
     /// A local handler refused a sampling or roots request: the call is abandoned (the
     /// server is not waiting for anything).
     Refused(Refusal),
+    /// The API was used in a way that cannot work.
+    Misuse(Misuse),
     /// The server speaks none of this client's protocol versions.
     Incompatible {
         /// What the server supports.
@@ -36,6 +38,7 @@ impl fmt::Display for ClientError {
             Self::Server(e) => write!(f, "server error: {e}"),
             Self::GaveUp(g) => write!(f, "gave up: {g}"),
             Self::Refused(r) => write!(f, "refused: {r}"),
+            Self::Misuse(m) => write!(f, "misuse: {m}"),
             Self::Incompatible { supported } => {
                 write!(
                     f,
@@ -46,7 +49,16 @@ impl fmt::Display for ClientError {
     }
 }
 
-impl std::error::Error for ClientError {}
+impl std::error::Error for ClientError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            Self::Transport(e) => Some(e),
+            Self::Protocol(e) => Some(e),
+            Self::Refused(e) => Some(e),
+            _ => None,
+        }
+    }
+}
 
 impl From<TransportError> for ClientError {
     fn from(e: TransportError) -> Self {
@@ -61,11 +73,16 @@ impl From<ProtocolViolation> for ClientError {
 }
 
 /// A transport failure.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug)]
 #[non_exhaustive]
 pub enum TransportError {
-    /// An I/O error.
-    Io(String),
+    /// The transport was configured wrongly (a URL it cannot use, a header value HTTP
+    /// cannot carry).
+    Config(ConfigError),
+    /// An I/O error (a child process, a socket).
+    Io(std::io::Error),
+    /// The HTTP connection failed (connect, TLS, a malformed response).
+    Connection(Box<dyn std::error::Error + Send + Sync>),
     /// An HTTP status that carried no JSON-RPC answer.
     Http {
         /// The status code.
@@ -88,7 +105,9 @@ pub enum TransportError {
 impl fmt::Display for TransportError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
+            Self::Config(e) => write!(f, "{e}"),
             Self::Io(e) => write!(f, "I/O: {e}"),
+            Self::Connection(e) => write!(f, "connection: {e}"),
             Self::Http { status, body } => write!(f, "HTTP {status}: {body}"),
             Self::StreamBroken => f.write_str("the response stream broke before the response"),
             Self::Closed => f.write_str("the connection is closed"),
@@ -97,19 +116,145 @@ impl fmt::Display for TransportError {
     }
 }
 
-impl std::error::Error for TransportError {}
-
-/// A breach of the protocol by the server.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct ProtocolViolation(pub String);
-
-impl fmt::Display for ProtocolViolation {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&self.0)
+impl std::error::Error for TransportError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            Self::Io(e) => Some(e),
+            Self::Connection(e) => Some(e.as_ref()),
+            _ => None,
+        }
     }
 }
 
-impl std::error::Error for ProtocolViolation {}
+impl From<std::io::Error> for TransportError {
+    fn from(e: std::io::Error) -> Self {
+        Self::Io(e)
+    }
+}
+
+/// A transport setting that cannot work.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum ConfigError {
+    /// The URL does not parse, or its scheme is not supported.
+    Url {
+        /// The URL given.
+        url: String,
+        /// Why it cannot be used.
+        reason: String,
+    },
+    /// A header name or value HTTP cannot carry.
+    Header {
+        /// The header's name.
+        name: String,
+    },
+}
+
+impl fmt::Display for ConfigError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Self::Url { url, reason } => write!(f, "cannot use the URL {url}: {reason}"),
+            Self::Header { name } => write!(f, "the header {name} has an invalid name or value"),
+        }
+    }
+}
+
+impl std::error::Error for ConfigError {}
+
+/// A breach of the protocol by the server.
+#[derive(Debug)]
+#[non_exhaustive]
+pub enum ProtocolViolation {
+    /// An answer that is not a JSON-RPC response, or a result that does not decode as
+    /// the method's result.
+    Malformed {
+        /// The method answered.
+        method: String,
+        /// What did not decode.
+        source: serde_json::Error,
+    },
+    /// A message that cannot be read as JSON-RPC at all.
+    Unreadable(sterna_types::error::ErrorObject),
+    /// The answer is not the response to this request.
+    WrongResponse,
+    /// `input_required` with neither `inputRequests` nor `requestState`.
+    EmptyInputRequired,
+    /// A question this client never declared it could answer.
+    Undeclared {
+        /// The question's key.
+        key: String,
+        /// What kind of question (`form elicitation`, `sampling` …).
+        kind: &'static str,
+    },
+    /// A question of a kind this client does not know.
+    UnknownQuestion {
+        /// The question's key.
+        key: String,
+        /// Its method.
+        method: String,
+    },
+    /// A paginated list that never ends.
+    EndlessList {
+        /// The list method.
+        method: String,
+    },
+}
+
+impl fmt::Display for ProtocolViolation {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Self::Malformed { method, source } => write!(f, "malformed {method} answer: {source}"),
+            Self::Unreadable(e) => write!(f, "unreadable message: {}", e.message),
+            Self::WrongResponse => f.write_str("the answer is not the response to this request"),
+            Self::EmptyInputRequired => {
+                f.write_str("input_required without inputRequests or requestState")
+            }
+            Self::Undeclared { key, kind } => {
+                write!(
+                    f,
+                    "{key}: a {kind} request, which this client did not declare"
+                )
+            }
+            Self::UnknownQuestion { key, method } => {
+                write!(f, "{key}: unknown input request {method}")
+            }
+            Self::EndlessList { method } => write!(f, "{method} did not end after 1000 pages"),
+        }
+    }
+}
+
+impl std::error::Error for ProtocolViolation {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            Self::Malformed { source, .. } => Some(source),
+            _ => None,
+        }
+    }
+}
+
+/// A use of the client API that cannot work.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum Misuse {
+    /// A pending call resumed as another kind of call.
+    ResumedAs {
+        /// The method of the pending call.
+        pending: String,
+        /// The method it was resumed as.
+        resumed_as: &'static str,
+    },
+}
+
+impl fmt::Display for Misuse {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Self::ResumedAs {
+                pending,
+                resumed_as,
+            } => write!(f, "a pending {pending} cannot resume as {resumed_as}"),
+        }
+    }
+}
 
 /// Why the MRTR driver stopped.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -28,12 +28,19 @@
 mod builder;
 mod call;
 mod driver;
+mod envelope;
 mod error;
+mod fulfil;
 mod handlers;
+mod lists;
+mod retry;
+mod rounds;
 pub mod transport;
 
 pub use builder::ClientBuilder;
 pub use call::{Call, CallResult, Pending, Step};
 pub use driver::Client;
-pub use error::{ClientError, GaveUp, ProtocolViolation, Refusal, TransportError};
+pub use error::{
+    ClientError, ConfigError, GaveUp, Misuse, ProtocolViolation, Refusal, TransportError,
+};
 pub use handlers::{FormHandler, RootsHandler, SamplingHandler, UrlHandler};

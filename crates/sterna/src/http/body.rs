@@ -33,6 +33,12 @@ impl std::fmt::Debug for McpBody {
     }
 }
 
+impl From<Bytes> for McpBody {
+    fn from(bytes: Bytes) -> Self {
+        Self::full(bytes)
+    }
+}
+
 impl McpBody {
     pub(crate) fn full(bytes: impl Into<Bytes>) -> Self {
         Self(Kind::Full(Some(bytes.into())))

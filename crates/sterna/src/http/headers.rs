@@ -1,45 +1,14 @@
 //! The 2026-07-28 request headers: `MCP-Protocol-Version`, `Mcp-Method`, `Mcp-Name` and
 //! `Mcp-Param-*`, and the `=?base64?…?=` sentinel for values HTTP cannot carry as is.
 
+use crate::header_value::decode as decode_header_value;
+use crate::server::prepare::Prepared;
 use crate::server::{ParamKind, Server};
-use base64::Engine;
-use base64::engine::general_purpose::STANDARD;
 use http::HeaderMap;
 use http::header::{AsHeaderName, HeaderName};
 use serde_json::Value;
 use serde_json::value::RawValue;
-use std::borrow::Cow;
 use sterna_types::error::ErrorObject;
-
-/// Encodes a header value: as is when it is printable ASCII without leading or trailing
-/// whitespace (and does not look like the sentinel), else `=?base64?<UTF-8 in base64>?=`.
-pub fn encode_header_value(value: &str) -> Cow<'_, str> {
-    let sentinel = value.starts_with("=?base64?") && value.ends_with("?=");
-    let plain = value.bytes().all(|b| (0x20..0x7f).contains(&b))
-        && !value.starts_with([' ', '\t'])
-        && !value.ends_with([' ', '\t'])
-        && !sentinel;
-    if plain {
-        Cow::Borrowed(value)
-    } else {
-        Cow::Owned(format!("=?base64?{}?=", STANDARD.encode(value)))
-    }
-}
-
-/// Decodes a header value, undoing the sentinel. `None` when the sentinel's payload is
-/// not base64 of UTF-8.
-pub fn decode_header_value(value: &str) -> Option<Cow<'_, str>> {
-    match value
-        .strip_prefix("=?base64?")
-        .and_then(|v| v.strip_suffix("?="))
-    {
-        None => Some(Cow::Borrowed(value)),
-        Some(b64) => {
-            let bytes = STANDARD.decode(b64).ok()?;
-            String::from_utf8(bytes).ok().map(Cow::Owned)
-        }
-    }
-}
 
 fn mismatch(msg: String) -> ErrorObject {
     ErrorObject::header_mismatch(format!("Header mismatch: {msg}"))
@@ -69,9 +38,28 @@ pub(crate) fn protocol_version(headers: &HeaderMap) -> Result<&str, ErrorObject>
         .ok_or_else(|| mismatch("the MCP-Protocol-Version header is required".into()))
 }
 
+/// Checks the headers against a prepared request: `MCP-Protocol-Version` equal to
+/// `_meta`'s version, then `Mcp-Method`, `Mcp-Name` and `Mcp-Param-*` (all `-32020`).
+pub(crate) fn check_prepared(
+    server: &Server,
+    headers: &HeaderMap,
+    version: &str,
+    prepared: &Prepared<'_>,
+) -> Result<(), ErrorObject> {
+    let meta = prepared.meta();
+    if version != meta.protocol_version {
+        return Err(ErrorObject::header_mismatch(format!(
+            "Header mismatch: MCP-Protocol-Version header value '{version}' does not match body value '{}'",
+            meta.protocol_version
+        )));
+    }
+    let (name, arguments) = prepared.target();
+    check(server, headers, prepared.method, name, arguments)
+}
+
 /// Checks `Mcp-Method`, `Mcp-Name` and `Mcp-Param-*` against the body (`name` is the
 /// tool or prompt name or the resource URI; `arguments` the tool arguments).
-pub(crate) fn check(
+fn check(
     server: &Server,
     headers: &HeaderMap,
     method: &str,
@@ -157,22 +145,5 @@ fn check_param(
                 )))
             }
         }
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn sentinel() {
-        assert_eq!(encode_header_value("plain"), "plain");
-        for v in ["héllo", " padded", "tab\t", "line\nbreak", "=?base64?abc?="] {
-            let e = encode_header_value(v);
-            assert!(e.starts_with("=?base64?"), "{v}");
-            assert_eq!(decode_header_value(&e).unwrap(), v);
-        }
-        assert_eq!(decode_header_value("=?base64?not base64!?="), None);
-        assert_eq!(decode_header_value("x").unwrap(), "x");
     }
 }

@@ -10,6 +10,8 @@
 //!   equal to `_meta` (`-32020`), the version served (`-32022`), then `Mcp-Method`,
 //!   `Mcp-Name` and `Mcp-Param-*` (`-32020`); all with HTTP 400. Unknown methods are 404.
 //! * A client that disconnects cancels its request; `Mcp-Session-Id` is ignored.
+//! * The HTTP checks (origin, content type, accept, body size, time) are
+//!   [layers], usable on their own; [`McpService`] stacks them in front of the endpoint.
 //! * [`AuthLayer`] turns credentials into the [`Principal`](crate::server::Principal)
 //!   every `requestState` is bound to.
 
@@ -17,12 +19,14 @@ mod auth;
 mod body;
 mod config;
 mod headers;
+pub mod layers;
+mod respond;
 mod serve;
 mod service;
 
+pub use crate::header_value::{decode as decode_header_value, encode as encode_header_value};
 pub use auth::{AuthError, AuthLayer, AuthService, Authenticator, BearerTokens};
 pub use body::McpBody;
 pub use config::{HttpConfig, OriginPolicy};
-pub use headers::{decode_header_value, encode_header_value};
 pub use serve::HttpServer;
-pub use service::McpService;
+pub use service::{McpService, ResponseFuture};

@@ -144,7 +144,10 @@ enum Either {
 impl tower_service::Service<http::Request<Incoming>> for Either {
     type Response = http::Response<super::body::McpBody>;
     type Error = std::convert::Infallible;
-    type Future = futures_util::future::BoxFuture<'static, Result<Self::Response, Self::Error>>;
+    type Future = futures_util::future::Either<
+        <Routed as tower_service::Service<http::Request<Incoming>>>::Future,
+        <super::auth::AuthService<Routed> as tower_service::Service<http::Request<Incoming>>>::Future,
+    >;
 
     fn poll_ready(
         &mut self,
@@ -155,8 +158,8 @@ impl tower_service::Service<http::Request<Incoming>> for Either {
 
     fn call(&mut self, req: http::Request<Incoming>) -> Self::Future {
         match self {
-            Self::Plain(s) => s.call(req),
-            Self::Auth(s) => s.call(req),
+            Self::Plain(s) => futures_util::future::Either::Left(s.call(req)),
+            Self::Auth(s) => futures_util::future::Either::Right(s.call(req)),
         }
     }
 }
@@ -171,7 +174,10 @@ struct Routed {
 impl tower_service::Service<http::Request<Incoming>> for Routed {
     type Response = http::Response<super::body::McpBody>;
     type Error = std::convert::Infallible;
-    type Future = futures_util::future::BoxFuture<'static, Result<Self::Response, Self::Error>>;
+    type Future = futures_util::future::Either<
+        futures_util::future::Ready<Result<Self::Response, Self::Error>>,
+        <McpService as tower_service::Service<http::Request<Incoming>>>::Future,
+    >;
 
     fn poll_ready(
         &mut self,
@@ -181,14 +187,13 @@ impl tower_service::Service<http::Request<Incoming>> for Routed {
     }
 
     fn call(&mut self, req: http::Request<Incoming>) -> Self::Future {
+        use futures_util::future::{Either, ready};
         if req.uri().path() != &*self.path {
-            return Box::pin(async {
-                let mut r = http::Response::new(super::body::McpBody::empty());
-                *r.status_mut() = http::StatusCode::NOT_FOUND;
-                Ok(r)
-            });
+            let mut r = http::Response::new(super::body::McpBody::empty());
+            *r.status_mut() = http::StatusCode::NOT_FOUND;
+            return Either::Left(ready(Ok(r)));
         }
-        self.inner.call(req)
+        Either::Right(self.inner.call(req))
     }
 }
 

@@ -1,17 +1,23 @@
-//! The MCP endpoint as a `tower::Service`.
+//! The MCP endpoint as a `tower::Service`: the HTTP checks as layers, then the endpoint
+//! itself (read the body, classify, prepare, compare headers with the body, run, answer
+//! JSON or SSE).
 
 use super::body::{Final, McpBody};
-use super::config::{HttpConfig, OriginPolicy};
+use super::config::HttpConfig;
 use super::headers;
-use crate::server::dispatch::{self, Prepared, Read, Response as RpcResponse, TransportCheck};
-use crate::server::{Notifier, Principal, RequestEnv, Server, log_panic};
+use super::layers::{
+    AcceptLayer, AcceptService, Accepts, BodyLimitLayer, BodyLimitService, ContentTypeLayer,
+    ContentTypeService, Deadline, OriginLayer, OriginService, TimeoutLayer, TimeoutService,
+};
+use super::respond::{Done, json, plain, rpc_error, sse_response, status_of};
+use crate::server::inbound::{Inbound, classify};
+use crate::server::{Notifier, Principal, RequestEnv, Response as RpcResponse, Server, log_panic};
 use bytes::Bytes;
 use futures_util::FutureExt;
-use http::header::{ACCEPT, ALLOW, CONTENT_TYPE, HOST, ORIGIN};
+use http::header::ALLOW;
 use http::{HeaderMap, HeaderValue, Method, Request, Response, StatusCode};
 use http_body::Body;
-use http_body_util::BodyExt;
-use serde_json::value::RawValue;
+use http_body_util::{BodyExt, LengthLimitError, Limited};
 use std::convert::Infallible;
 use std::future::Future;
 use std::panic::AssertUnwindSafe;
@@ -19,13 +25,18 @@ use std::pin::Pin;
 use std::sync::Arc;
 use std::task::{Context, Poll};
 use sterna_types::error::{ErrorCode, ErrorObject};
-use sterna_types::jsonrpc::{ErrorResponseRef, Incoming, RequestId};
-use sterna_types::meta::RequestMeta;
+use sterna_types::jsonrpc::ErrorResponseRef;
+use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
+use tower_layer::Layer;
 
 type BoxError = Box<dyn std::error::Error + Send + Sync>;
 
-/// The MCP endpoint: answers POSTs of JSON-RPC messages for a [`Server`].
+type Stack =
+    OriginService<ContentTypeService<AcceptService<BodyLimitService<TimeoutService<Endpoint>>>>>;
+
+/// The MCP endpoint: answers POSTs of JSON-RPC messages for a [`Server`], behind the
+/// [layers](super::layers) that check origin, content type, accept, body size and time.
 ///
 /// ```no_run
 /// # async fn run(server: sterna::Server) -> std::io::Result<()> {
@@ -38,19 +49,14 @@ type BoxError = Box<dyn std::error::Error + Send + Sync>;
 /// ```
 #[derive(Clone)]
 pub struct McpService {
-    inner: Arc<Shared>,
-}
-
-struct Shared {
+    stack: Stack,
     server: Server,
-    config: HttpConfig,
 }
 
 impl std::fmt::Debug for McpService {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("McpService")
-            .field("server", &self.inner.server)
-            .field("config", &self.inner.config)
+            .field("server", &self.server)
             .finish()
     }
 }
@@ -58,18 +64,93 @@ impl std::fmt::Debug for McpService {
 impl McpService {
     /// The endpoint for `server`.
     pub fn new(server: Server, config: HttpConfig) -> Self {
-        Self {
-            inner: Arc::new(Shared { server, config }),
-        }
+        let endpoint = Endpoint {
+            shared: Arc::new(Shared {
+                server: server.clone(),
+                keep_alive: config.keep_alive,
+            }),
+        };
+        let timed = TimeoutLayer::new(config.timeout).layer(endpoint);
+        let limited = BodyLimitLayer::new(config.max_body).layer(timed);
+        let stack = OriginLayer::new(config.origins.clone())
+            .layer(ContentTypeLayer.layer(AcceptLayer.layer(limited)));
+        Self { stack, server }
     }
 
     /// The server behind the endpoint.
     pub fn server(&self) -> &Server {
-        &self.inner.server
+        &self.server
     }
 }
 
 impl<B> tower_service::Service<Request<B>> for McpService
+where
+    B: Body<Data = Bytes> + Send + 'static,
+    B::Error: Into<BoxError>,
+{
+    type Response = Response<McpBody>;
+    type Error = Infallible;
+    type Future = ResponseFuture<B>;
+
+    fn poll_ready(&mut self, _: &mut Context<'_>) -> Poll<Result<(), Infallible>> {
+        Poll::Ready(Ok(()))
+    }
+
+    fn call(&mut self, req: Request<B>) -> Self::Future {
+        ResponseFuture {
+            inner: self.stack.call(req),
+        }
+    }
+}
+
+pin_project_lite::pin_project! {
+    /// The future of an [`McpService`] answer.
+    pub struct ResponseFuture<B>
+    where
+        B: Body<Data = Bytes>,
+        B: Send,
+        B: 'static,
+        B::Error: Into<BoxError>,
+    {
+        #[pin]
+        inner: <Stack as tower_service::Service<Request<B>>>::Future,
+    }
+}
+
+impl<B> std::fmt::Debug for ResponseFuture<B>
+where
+    B: Body<Data = Bytes> + Send + 'static,
+    B::Error: Into<BoxError>,
+{
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("ResponseFuture")
+    }
+}
+
+impl<B> Future for ResponseFuture<B>
+where
+    B: Body<Data = Bytes> + Send + 'static,
+    B::Error: Into<BoxError>,
+{
+    type Output = Result<Response<McpBody>, Infallible>;
+
+    fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
+        self.project().inner.poll(cx)
+    }
+}
+
+/// The endpoint proper, behind the layers.
+#[derive(Clone)]
+struct Endpoint {
+    shared: Arc<Shared>,
+}
+
+struct Shared {
+    server: Server,
+    keep_alive: std::time::Duration,
+}
+
+impl<B> tower_service::Service<Request<Limited<B>>> for Endpoint
 where
     B: Body<Data = Bytes> + Send + 'static,
     B::Error: Into<BoxError>,
@@ -82,251 +163,94 @@ where
         Poll::Ready(Ok(()))
     }
 
-    fn call(&mut self, req: Request<B>) -> Self::Future {
-        let shared = self.inner.clone();
+    fn call(&mut self, req: Request<Limited<B>>) -> Self::Future {
+        let shared = self.shared.clone();
         Box::pin(async move { Ok(shared.serve(req).await) })
     }
 }
 
-fn json(status: StatusCode, bytes: Vec<u8>) -> Response<McpBody> {
-    let mut r = Response::new(McpBody::full(bytes));
-    *r.status_mut() = status;
-    r.headers_mut()
-        .insert(CONTENT_TYPE, HeaderValue::from_static("application/json"));
-    r
-}
-
-fn rpc_error(status: StatusCode, id: Option<&RequestId>, error: &ErrorObject) -> Response<McpBody> {
-    let bytes = serde_json::to_vec(&ErrorResponseRef { id, error }).expect("errors serialize");
-    json(status, bytes)
-}
-
-fn plain(status: StatusCode) -> Response<McpBody> {
-    let mut r = Response::new(McpBody::empty());
-    *r.status_mut() = status;
-    r
-}
-
-/// The HTTP status of a response: 400 for envelope errors, 404 for unknown methods.
-fn status_of(r: &RpcResponse) -> StatusCode {
-    if r.is_envelope_error() {
-        return StatusCode::BAD_REQUEST;
-    }
-    match r.error_code() {
-        Some(ErrorCode::METHOD_NOT_FOUND) => StatusCode::NOT_FOUND,
-        Some(
-            ErrorCode::HEADER_MISMATCH
-            | ErrorCode::MISSING_REQUIRED_CLIENT_CAPABILITY
-            | ErrorCode::UNSUPPORTED_PROTOCOL_VERSION,
-        ) => StatusCode::BAD_REQUEST,
-        _ => StatusCode::OK,
-    }
-}
-
-fn is_local_host(host: &str) -> bool {
-    let h = host.trim();
-    let name = if h.starts_with('[') {
-        // `[::1]` or `[::1]:port`: the brackets stay part of the name.
-        h.find(']').map_or(h, |end| &h[..=end])
-    } else {
-        h.rsplit_once(':').map_or(h, |(n, _)| n)
-    };
-    ["localhost", "127.0.0.1", "[::1]"]
-        .iter()
-        .any(|l| name.eq_ignore_ascii_case(l))
-}
-
-fn origin_host(origin: &str) -> Option<&str> {
-    let rest = origin.split_once("://")?.1;
-    Some(rest.split('/').next().unwrap_or(rest))
+/// What the endpoint knows about a request besides its body.
+struct Incoming {
+    headers: HeaderMap,
+    principal: Principal,
+    accepts: Accepts,
+    deadline: Option<Deadline>,
 }
 
 impl Shared {
-    fn origin_ok(&self, headers: &HeaderMap) -> bool {
-        let origin = headers.get(ORIGIN).map(|o| o.to_str().unwrap_or("\u{0}"));
-        match &self.config.origins {
-            OriginPolicy::DangerousAny => true,
-            OriginPolicy::Allow(list) => origin.is_none_or(|o| list.iter().any(|a| a == o)),
-            OriginPolicy::Localhost => {
-                let host_ok = headers
-                    .get(HOST)
-                    .and_then(|h| h.to_str().ok())
-                    .is_none_or(is_local_host);
-                let origin_ok =
-                    origin.is_none_or(|o| o == "null" || origin_host(o).is_some_and(is_local_host));
-                host_ok && origin_ok
-            }
-        }
-    }
-
-    async fn serve<B>(&self, req: Request<B>) -> Response<McpBody>
+    async fn serve<B>(&self, req: Request<Limited<B>>) -> Response<McpBody>
     where
         B: Body<Data = Bytes> + Send + 'static,
         B::Error: Into<BoxError>,
     {
-        let (parts, body) = req.into_parts();
+        let (mut parts, body) = req.into_parts();
         if parts.method != Method::POST {
             let mut r = plain(StatusCode::METHOD_NOT_ALLOWED);
             r.headers_mut()
                 .insert(ALLOW, HeaderValue::from_static("POST"));
             return r;
         }
-        if !self.origin_ok(&parts.headers) {
-            let e = ErrorObject::new(ErrorCode::INVALID_REQUEST, "Forbidden: origin not allowed");
-            return rpc_error(StatusCode::FORBIDDEN, None, &e);
-        }
-        let json_type = parts
-            .headers
-            .get(CONTENT_TYPE)
-            .and_then(|v| v.to_str().ok())
-            .and_then(|c| c.split(';').next())
-            .is_some_and(|c| c.trim().eq_ignore_ascii_case("application/json"));
-        if !json_type {
-            let e = ErrorObject::new(
-                ErrorCode::INVALID_REQUEST,
-                "Content-Type must be application/json",
-            );
-            return rpc_error(StatusCode::UNSUPPORTED_MEDIA_TYPE, None, &e);
-        }
-        let (json_ok, sse_ok) = accepts(&parts.headers);
-        if !json_ok && !sse_ok {
-            let e = ErrorObject::new(
-                ErrorCode::INVALID_REQUEST,
-                "Accept must list application/json and text/event-stream",
-            );
-            return rpc_error(StatusCode::NOT_ACCEPTABLE, None, &e);
-        }
-        let bytes = match read_body(body, self.config.max_body).await {
+        let bytes = match read_body(body).await {
             Ok(b) => b,
             Err(BodyError::TooLarge) => {
-                let e = ErrorObject::new(
-                    ErrorCode::INVALID_REQUEST,
-                    format!("Request body larger than {} bytes", self.config.max_body),
-                );
+                let e = ErrorObject::new(ErrorCode::INVALID_REQUEST, "Request body too large");
                 return rpc_error(StatusCode::PAYLOAD_TOO_LARGE, None, &e);
             }
             Err(BodyError::Broken) => return plain(StatusCode::BAD_REQUEST),
         };
-        let principal = parts
-            .extensions
-            .get::<Principal>()
-            .cloned()
-            .unwrap_or_default();
-        self.run(parts.headers, bytes, principal, sse_ok).await
+        let ext = &mut parts.extensions;
+        let incoming = Incoming {
+            accepts: ext
+                .remove::<Accepts>()
+                .unwrap_or_else(|| Accepts::of(&parts.headers)),
+            principal: ext.remove::<Principal>().unwrap_or_default(),
+            deadline: ext.remove::<Deadline>(),
+            headers: parts.headers,
+        };
+        self.run(incoming, bytes).await
     }
 
-    /// Reads the message and runs it; answers JSON, or SSE once the handler sends a
-    /// notification. Everything happens inside one future, so a client that goes away
-    /// (hyper drops it) cancels the request.
-    async fn run(
-        &self,
-        headers: HeaderMap,
-        bytes: Bytes,
-        principal: Principal,
-        sse_ok: bool,
-    ) -> Response<McpBody> {
-        let (notifier, mut notifications) = Notifier::channel(64);
+    /// Runs the message; answers JSON, or SSE once the handler sends a notification.
+    /// Everything happens inside one future, so a client that goes away (hyper drops
+    /// it) cancels the request.
+    async fn run(&self, incoming: Incoming, bytes: Bytes) -> Response<McpBody> {
+        let (notifier, notifications) = Notifier::channel(64);
         let cancel = CancellationToken::new();
         let env = RequestEnv::new()
-            .principal(principal)
+            .principal(incoming.principal.clone())
             .notifier(notifier)
             .cancel(cancel.clone());
         let server = self.server.clone();
-        let timeout = self.config.timeout;
+        let sse_ok = incoming.accepts.sse;
         let work = async move {
             // Dropping this future (client gone, timeout) cancels the request.
             let _guard = cancel.drop_guard();
-            let (id, method, params) = match dispatch::read(&bytes) {
-                Err(m) => return Done::Refused(StatusCode::BAD_REQUEST, m.id, m.error),
-                Ok(Read::Request { id, method, params }) => (id, method, params),
-                Ok(Read::Other(Incoming::Request { id, method, params })) => {
-                    (id, method, Prepared::Raw(params))
-                }
-                Ok(Read::Other(Incoming::Notification { .. })) => return Done::Accepted,
-                Ok(Read::Other(
-                    Incoming::Result { id, .. } | Incoming::Error { id: Some(id), .. },
-                )) => {
-                    return Done::Refused(StatusCode::BAD_REQUEST, Some(id), not_a_request());
-                }
-                Ok(Read::Other(Incoming::Error { id: None, .. })) => {
-                    return Done::Refused(StatusCode::BAD_REQUEST, None, not_a_request());
-                }
-            };
-            let version = match headers::protocol_version(&headers) {
-                Ok(v) => v,
-                Err(e) => return Done::Refused(StatusCode::BAD_REQUEST, Some(id), e),
-            };
-            let check = HeaderCheck {
-                server: &server,
-                headers: &headers,
-                version,
-                method: &method,
-            };
-            let handled = AssertUnwindSafe(server.handle_checked(
-                id.clone(),
-                &method,
-                params,
-                env,
-                Some(&check),
-            ))
-            .catch_unwind()
-            .map(|r| {
-                r.unwrap_or_else(|panic| {
-                    log_panic(panic.as_ref());
-                    Some(RpcResponse::error(
-                        Some(id.clone()),
-                        ErrorObject::internal("Internal error"),
-                    ))
-                })
-            });
-            let limit = timeout.filter(|_| method != "subscriptions/listen");
-            let Some(limit) = limit else {
-                return handled.await.map_or(Done::Cancelled, Done::Response);
-            };
-            match tokio::time::timeout(limit, handled).await {
-                Ok(r) => r.map_or(Done::Cancelled, Done::Response),
-                Err(_) => Done::TimedOut(RpcResponse::error(
-                    Some(id.clone()),
-                    ErrorObject::internal(format!("Request timed out after {} s", limit.as_secs())),
-                )),
-            }
+            answer(&server, &incoming, &bytes, env).await
         };
         // A panic anywhere on behalf of this request (decoding included) answers it
         // with -32603; the connection and every other request go on.
-        let mut work: Pin<Box<dyn Future<Output = Done> + Send>> =
-            Box::pin(AssertUnwindSafe(work).catch_unwind().map(|r| {
-                r.unwrap_or_else(|panic| {
-                    log_panic(panic.as_ref());
-                    Done::Refused(
-                        StatusCode::INTERNAL_SERVER_ERROR,
-                        None,
-                        ErrorObject::internal("Internal error"),
-                    )
-                })
-            }));
+        let work: Work = Box::pin(AssertUnwindSafe(work).catch_unwind().map(|r| {
+            r.unwrap_or_else(|panic| {
+                log_panic(panic.as_ref());
+                let e = ErrorObject::internal("Internal error");
+                Done::Refused(StatusCode::INTERNAL_SERVER_ERROR, None, e)
+            })
+        }));
+        self.respond(work, notifications, sse_ok).await
+    }
+
+    /// JSON when the request ends before it notifies anything; SSE otherwise.
+    async fn respond(
+        &self,
+        mut work: Work,
+        mut notifications: mpsc::Receiver<Vec<u8>>,
+        sse_ok: bool,
+    ) -> Response<McpBody> {
         let mut open = true;
         loop {
             tokio::select! {
                 biased;
-                done = &mut work => {
-                    let (status, last) = match done {
-                        Done::Cancelled => return plain(StatusCode::NO_CONTENT),
-                        Done::Accepted => return plain(StatusCode::ACCEPTED),
-                        Done::Refused(status, id, e) => return rpc_error(status, id.as_ref(), &e),
-                        Done::TimedOut(r) => (StatusCode::GATEWAY_TIMEOUT, r.to_bytes()),
-                        Done::Response(r) => (status_of(&r), r.to_bytes()),
-                    };
-                    // Notifications sent just before the result still go out first.
-                    let mut pending = Vec::new();
-                    while let Ok(n) = notifications.try_recv() {
-                        pending.push(n);
-                    }
-                    if pending.is_empty() || !sse_ok || status != StatusCode::OK {
-                        return json(status, last);
-                    }
-                    pending.push(last);
-                    return sse_response(McpBody::sse_done(pending, self.config.keep_alive));
-                }
+                done = &mut work => return self.finished(done, &mut notifications, sse_ok),
                 next = notifications.recv(), if open => {
                     // A client that takes only JSON gets no notifications.
                     let Some(first) = next else {
@@ -336,19 +260,100 @@ impl Shared {
                     if !sse_ok {
                         continue;
                     }
-                    let fin: Final = Box::pin(async move {
-                        match work.await {
-                            Done::Cancelled | Done::Accepted => None,
-                            Done::Refused(_, id, e) => Some(
-                                serde_json::to_vec(&ErrorResponseRef { id: id.as_ref(), error: &e })
-                                    .expect("errors serialize"),
-                            ),
-                            Done::TimedOut(r) | Done::Response(r) => Some(r.to_bytes()),
-                        }
-                    });
-                    return sse_response(McpBody::sse(first, notifications, fin, self.config.keep_alive));
+                    let fin: Final = Box::pin(work.map(Done::into_final));
+                    return sse_response(McpBody::sse(first, notifications, fin, self.keep_alive));
                 }
             }
+        }
+    }
+
+    fn finished(
+        &self,
+        done: Done,
+        notifications: &mut mpsc::Receiver<Vec<u8>>,
+        sse_ok: bool,
+    ) -> Response<McpBody> {
+        let (status, last) = match done {
+            Done::Cancelled => return plain(StatusCode::NO_CONTENT),
+            Done::Accepted => return plain(StatusCode::ACCEPTED),
+            Done::Refused(status, id, e) => return rpc_error(status, id.as_ref(), &e),
+            Done::TimedOut(r) => (StatusCode::GATEWAY_TIMEOUT, r.to_bytes()),
+            Done::Response(r) => (status_of(&r), r.to_bytes()),
+        };
+        // Notifications sent just before the result still go out first.
+        let mut pending = Vec::new();
+        while let Ok(n) = notifications.try_recv() {
+            pending.push(n);
+        }
+        if pending.is_empty() || !sse_ok || status != StatusCode::OK {
+            return json(status, last);
+        }
+        pending.push(last);
+        sse_response(McpBody::sse_done(pending, self.keep_alive))
+    }
+}
+
+type Work = Pin<Box<dyn Future<Output = Done> + Send>>;
+
+/// Classify, prepare, compare the headers with the body, run (within the deadline).
+async fn answer(server: &Server, incoming: &Incoming, bytes: &[u8], env: RequestEnv) -> Done {
+    let (id, method, params) = match classify(bytes) {
+        Inbound::Request { id, method, params } => (id, method, params),
+        Inbound::Malformed(m) => return Done::Refused(StatusCode::BAD_REQUEST, m.id, m.error),
+        Inbound::Notification { .. } => return Done::Accepted,
+        Inbound::Response { id, .. } => {
+            return Done::Refused(StatusCode::BAD_REQUEST, id, not_a_request());
+        }
+    };
+    let version = match headers::protocol_version(&incoming.headers) {
+        Ok(v) => v,
+        Err(e) => return Done::Refused(StatusCode::BAD_REQUEST, Some(id), e),
+    };
+    let prepared = match server.prepare(id.clone(), &method, params) {
+        Ok(p) => p,
+        Err(refused) => return Done::Response(refused),
+    };
+    let checked = headers::check_prepared(server, &incoming.headers, version, &prepared);
+    if let Err(e) = checked {
+        return Done::Response(RpcResponse::early(id, e));
+    }
+    let handled = AssertUnwindSafe(prepared.run(server, env))
+        .catch_unwind()
+        .map(|r| {
+            r.unwrap_or_else(|panic| {
+                log_panic(panic.as_ref());
+                let e = ErrorObject::internal("Internal error");
+                Some(RpcResponse::error(Some(id.clone()), e))
+            })
+        });
+    let deadline = incoming
+        .deadline
+        .filter(|_| method != "subscriptions/listen");
+    let Some(Deadline(at)) = deadline else {
+        return handled.await.map_or(Done::Cancelled, Done::Response);
+    };
+    match tokio::time::timeout_at(at, handled).await {
+        Ok(r) => r.map_or(Done::Cancelled, Done::Response),
+        Err(_) => Done::TimedOut(RpcResponse::error(
+            Some(id.clone()),
+            ErrorObject::internal("Request timed out"),
+        )),
+    }
+}
+
+impl Done {
+    /// The last event of an SSE stream (`None`: nothing more is sent).
+    fn into_final(self) -> Option<Vec<u8>> {
+        match self {
+            Done::Cancelled | Done::Accepted => None,
+            Done::Refused(_, id, e) => Some(
+                serde_json::to_vec(&ErrorResponseRef {
+                    id: id.as_ref(),
+                    error: &e,
+                })
+                .expect("errors serialize"),
+            ),
+            Done::TimedOut(r) | Done::Response(r) => Some(r.to_bytes()),
         }
     }
 }
@@ -358,30 +363,26 @@ enum BodyError {
     Broken,
 }
 
-/// Reads a body of at most `max` bytes; a body in one frame is taken without copying.
-async fn read_body<B>(body: B, max: usize) -> Result<Bytes, BodyError>
+/// Reads a body the limit layer bounds; a body in one frame is taken without copying.
+async fn read_body<B>(body: Limited<B>) -> Result<Bytes, BodyError>
 where
     B: Body<Data = Bytes>,
+    B::Error: Into<BoxError>,
 {
-    if body.size_hint().lower() > max as u64 {
-        return Err(BodyError::TooLarge);
-    }
     let mut body = std::pin::pin!(body);
     let mut first: Option<Bytes> = None;
     let mut more: Vec<u8> = Vec::new();
     while let Some(frame) = body.frame().await {
-        let Ok(data) = frame.map_err(|_| BodyError::Broken)?.into_data() else {
+        let frame = frame.map_err(|e| {
+            if e.downcast_ref::<LengthLimitError>().is_some() {
+                BodyError::TooLarge
+            } else {
+                BodyError::Broken
+            }
+        })?;
+        let Ok(data) = frame.into_data() else {
             continue;
         };
-        let so_far = if more.is_empty() {
-            first.as_ref().map_or(0, Bytes::len)
-        } else {
-            more.len()
-        };
-        let total = so_far + data.len();
-        if total > max {
-            return Err(BodyError::TooLarge);
-        }
         match &first {
             None => first = Some(data),
             Some(f) => {
@@ -404,127 +405,4 @@ fn not_a_request() -> ErrorObject {
         ErrorCode::INVALID_REQUEST,
         "Invalid request: clients send requests and notifications only",
     )
-}
-
-/// The 2026-07-28 header checks, run by the server between reading `_meta` and running
-/// the method.
-struct HeaderCheck<'a> {
-    server: &'a Server,
-    headers: &'a HeaderMap,
-    version: &'a str,
-    method: &'a str,
-}
-
-impl TransportCheck for HeaderCheck<'_> {
-    fn check(
-        &self,
-        meta: &RequestMeta,
-        name: Option<&str>,
-        arguments: Option<&RawValue>,
-    ) -> Result<(), ErrorObject> {
-        if self.version != meta.protocol_version {
-            return Err(ErrorObject::header_mismatch(format!(
-                "Header mismatch: MCP-Protocol-Version header value '{}' does not match body value '{}'",
-                self.version, meta.protocol_version
-            )));
-        }
-        headers::check(self.server, self.headers, self.method, name, arguments)
-    }
-}
-
-fn sse_response(body: McpBody) -> Response<McpBody> {
-    let mut r = Response::new(body);
-    let h = r.headers_mut();
-    h.insert(CONTENT_TYPE, HeaderValue::from_static("text/event-stream"));
-    h.insert("cache-control", HeaderValue::from_static("no-cache"));
-    h.insert("x-accel-buffering", HeaderValue::from_static("no"));
-    r
-}
-
-/// How a request ended.
-enum Done {
-    Response(RpcResponse),
-    TimedOut(RpcResponse),
-    /// Refused before the server saw it (unreadable message, a response, no version
-    /// header).
-    Refused(StatusCode, Option<RequestId>, ErrorObject),
-    /// A notification.
-    Accepted,
-    Cancelled,
-}
-
-/// Whether the client accepts JSON and SSE responses. A missing `Accept` takes both.
-fn accepts(headers: &HeaderMap) -> (bool, bool) {
-    let mut any = false;
-    let mut json = false;
-    let mut sse = false;
-    for value in headers.get_all(ACCEPT) {
-        any = true;
-        let Ok(v) = value.to_str() else { continue };
-        if v == "application/json, text/event-stream" {
-            // What every client sends: skip the media-range parsing.
-            json = true;
-            sse = true;
-            continue;
-        }
-        for part in v.split(',') {
-            let media = part.split(';').next().unwrap_or("").trim();
-            let is = |m: &str| media.eq_ignore_ascii_case(m);
-            if is("*/*") {
-                json = true;
-                sse = true;
-            } else if is("application/json") || is("application/*") {
-                json = true;
-            } else if is("text/event-stream") || is("text/*") {
-                sse = true;
-            }
-        }
-    }
-    if any { (json, sse) } else { (true, true) }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn local_hosts() {
-        for h in [
-            "localhost",
-            "LOCALHOST:3000",
-            "127.0.0.1",
-            "127.0.0.1:80",
-            "[::1]",
-            "[::1]:8080",
-        ] {
-            assert!(is_local_host(h), "{h}");
-        }
-        for h in [
-            "example.com",
-            "localhost.evil.com",
-            "127.0.0.2",
-            "[::1",
-            "[::2]:80",
-            "",
-        ] {
-            assert!(!is_local_host(h), "{h}");
-        }
-    }
-
-    #[test]
-    fn accept_header() {
-        let mut h = HeaderMap::new();
-        assert_eq!(accepts(&h), (true, true));
-        h.insert(
-            ACCEPT,
-            HeaderValue::from_static("application/json, text/event-stream"),
-        );
-        assert_eq!(accepts(&h), (true, true));
-        h.insert(ACCEPT, HeaderValue::from_static("Application/JSON;q=0.9"));
-        assert_eq!(accepts(&h), (true, false));
-        h.insert(ACCEPT, HeaderValue::from_static("text/*"));
-        assert_eq!(accepts(&h), (false, true));
-        h.insert(ACCEPT, HeaderValue::from_static("image/png"));
-        assert_eq!(accepts(&h), (false, false));
-    }
 }

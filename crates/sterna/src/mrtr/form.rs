@@ -1,6 +1,7 @@
 //! Forms from Rust types: the flat elicitation schema derived with `schemars`, and the
 //! validation of submitted values against it.
 
+use crate::definition::{DefinitionError, Unfit};
 use schemars::JsonSchema;
 use serde::de::DeserializeOwned;
 use serde_json::{Map, Value};
@@ -19,7 +20,7 @@ pub(crate) struct FormSpec {
     pub(crate) digest: [u8; 32],
 }
 
-type Cache = RwLock<HashMap<TypeId, Result<Arc<FormSpec>, String>>>;
+type Cache = RwLock<HashMap<TypeId, Result<Arc<FormSpec>, DefinitionError>>>;
 
 /// The flat form schema of `T`, derived once per type and cached.
 ///
@@ -27,8 +28,10 @@ type Cache = RwLock<HashMap<TypeId, Result<Arc<FormSpec>, String>>>;
 /// reads the way its author wrote it. A type that does not fit the elicitation subset
 /// (nested objects, arrays of anything but enum values, maps, unions) is an error that
 /// names the field.
+///
+/// [`declared_order`]: super::order::declared_order
 pub(crate) fn form_schema<T: JsonSchema + DeserializeOwned + 'static>()
--> Result<Arc<FormSpec>, String> {
+-> Result<Arc<FormSpec>, DefinitionError> {
     static CACHE: OnceLock<Cache> = OnceLock::new();
     let cache = CACHE.get_or_init(Default::default);
     let id = TypeId::of::<T>();
@@ -55,7 +58,11 @@ pub(crate) fn form_schema<T: JsonSchema + DeserializeOwned + 'static>()
                 digest: Sha256::digest(&json).into(),
             })
         })
-        .map_err(|e| format!("{} cannot be an elicitation form: {e}", T::schema_name()));
+        .map_err(|(field, unfit)| DefinitionError::Form {
+            form: T::schema_name().into_owned(),
+            field,
+            unfit,
+        });
     cache
         .write()
         .unwrap_or_else(|p| p.into_inner())
@@ -63,20 +70,21 @@ pub(crate) fn form_schema<T: JsonSchema + DeserializeOwned + 'static>()
     built
 }
 
-fn convert(root: &Value) -> Result<ElicitSchema, String> {
-    let obj = root.as_object().ok_or("the schema is not an object")?;
+fn convert(root: &Value) -> Result<ElicitSchema, (Option<String>, Unfit)> {
+    let whole = |u| (None, u);
+    let obj = root.as_object().ok_or(whole(Unfit::NotAnObject))?;
     if obj.get("type").and_then(Value::as_str) != Some("object") {
-        return Err("a form is a struct with named fields".into());
+        return Err(whole(Unfit::NotAnObject));
     }
     let empty = Map::new();
     let props = match obj.get("properties") {
         Some(Value::Object(p)) => p,
         None => &empty,
-        Some(_) => return Err("properties is not an object".into()),
+        Some(_) => return Err(whole(Unfit::NotAnObject)),
     };
     let mut properties = Vec::with_capacity(props.len());
     for (name, schema) in props {
-        let field = field(schema).map_err(|e| format!("field `{name}`: {e}"))?;
+        let field = field(schema).map_err(|u| (Some(name.clone()), u))?;
         properties.push((name.clone(), field));
     }
     let required = obj.get("required").and_then(Value::as_array).map(|r| {
@@ -97,7 +105,7 @@ fn text(o: &Map<String, Value>, k: &str) -> Option<String> {
 }
 
 /// The JSON type of a field, unwrapping `Option<T>` (`["T", "null"]` or `anyOf [T, null]`).
-fn single_type(o: &Map<String, Value>) -> Result<Option<String>, String> {
+fn single_type(o: &Map<String, Value>) -> Result<Option<String>, Unfit> {
     match o.get("type") {
         None => Ok(None),
         Some(Value::String(t)) => Ok(Some(t.clone())),
@@ -109,10 +117,10 @@ fn single_type(o: &Map<String, Value>) -> Result<Option<String>, String> {
                 .collect();
             match non_null.as_slice() {
                 [one] => Ok(Some((*one).to_owned())),
-                _ => Err("a field must have one type".into()),
+                _ => Err(Unfit::NoSingleType),
             }
         }
-        Some(_) => Err("invalid type".into()),
+        Some(_) => Err(Unfit::NoSingleType),
     }
 }
 
@@ -127,7 +135,7 @@ fn unwrap_nullable(o: &Map<String, Value>) -> Option<&Map<String, Value>> {
         .flatten()
 }
 
-fn options(o: &Map<String, Value>) -> Result<Option<EnumOptions>, String> {
+fn options(o: &Map<String, Value>) -> Result<Option<EnumOptions>, Unfit> {
     if let Some(Value::Array(values)) = o.get("enum") {
         let v: Option<Vec<String>> = values
             .iter()
@@ -136,7 +144,7 @@ fn options(o: &Map<String, Value>) -> Result<Option<EnumOptions>, String> {
             .collect();
         return v
             .map(|v| Some(EnumOptions::Untitled(v)))
-            .ok_or_else(|| "enum values must be strings".into());
+            .ok_or(Unfit::Options);
     }
     let Some(Value::Array(variants)) = o.get("oneOf").or_else(|| o.get("anyOf")) else {
         return Ok(None);
@@ -148,7 +156,7 @@ fn options(o: &Map<String, Value>) -> Result<Option<EnumOptions>, String> {
             if v.get("type").and_then(Value::as_str) == Some("null") {
                 continue;
             }
-            return Err("only unit enum variants can be options".into());
+            return Err(Unfit::Options);
         };
         let title = v
             .get("title")
@@ -167,10 +175,10 @@ fn options(o: &Map<String, Value>) -> Result<Option<EnumOptions>, String> {
     }))
 }
 
-fn field(schema: &Value) -> Result<PrimitiveSchema, String> {
-    let o = schema.as_object().ok_or("not a schema object")?;
+fn field(schema: &Value) -> Result<PrimitiveSchema, Unfit> {
+    let o = schema.as_object().ok_or(Unfit::NoSingleType)?;
     if o.contains_key("$ref") {
-        return Err("recursive or referenced types are not flat".into());
+        return Err(Unfit::Referenced);
     }
     if let Some(inner) = unwrap_nullable(o) {
         let mut merged = inner.clone();
@@ -181,231 +189,92 @@ fn field(schema: &Value) -> Result<PrimitiveSchema, String> {
         }
         return field(&Value::Object(merged));
     }
-    let title = text(o, "title");
-    let description = text(o, "description");
     let ty = single_type(o)?;
     if let Some(opts) = options(o)? {
         if ty.as_deref().is_some_and(|t| t != "string") {
-            return Err("enum options must be strings".into());
+            return Err(Unfit::Options);
         }
         return Ok(PrimitiveSchema::SingleSelect(SingleSelectSchema {
-            title,
-            description,
+            title: text(o, "title"),
+            description: text(o, "description"),
             options: opts,
             default: text(o, "default"),
         }));
     }
     match ty.as_deref() {
-        Some("string") => Ok(PrimitiveSchema::String(StringSchema {
-            title,
-            description,
-            min_length: o.get("minLength").and_then(Value::as_u64),
-            max_length: o.get("maxLength").and_then(Value::as_u64),
-            format: match o.get("format").and_then(Value::as_str) {
-                None => None,
-                Some("email") => Some(StringFormat::Email),
-                Some("uri") => Some(StringFormat::Uri),
-                Some("date") => Some(StringFormat::Date),
-                Some("date-time") => Some(StringFormat::DateTime),
-                Some(other) => {
-                    return Err(format!("string format {other:?} is not allowed in forms"));
-                }
-            },
-            default: text(o, "default"),
-        })),
-        Some(t @ ("number" | "integer")) => Ok(PrimitiveSchema::Number(NumberSchema {
-            kind: if t == "integer" {
-                NumberKind::Integer
-            } else {
-                NumberKind::Number
-            },
-            title,
-            description,
-            minimum: o.get("minimum").and_then(Value::as_f64),
-            maximum: o.get("maximum").and_then(Value::as_f64),
-            default: o.get("default").and_then(Value::as_f64),
-        })),
+        Some("string") => string_field(o),
+        Some(t @ ("number" | "integer")) => Ok(number_field(o, t == "integer")),
         Some("boolean") => Ok(PrimitiveSchema::Boolean(BooleanSchema {
-            title,
-            description,
+            title: text(o, "title"),
+            description: text(o, "description"),
             default: o.get("default").and_then(Value::as_bool),
         })),
-        Some("array") => {
-            let items = o
-                .get("items")
-                .and_then(Value::as_object)
-                .ok_or("arrays in forms must list enum options")?;
-            let opts = options(items)?.ok_or("arrays in forms are multi-selects of enum values")?;
-            Ok(PrimitiveSchema::MultiSelect(MultiSelectSchema {
-                title,
-                description,
-                options: opts,
-                min_items: o.get("minItems").and_then(Value::as_u64),
-                max_items: o.get("maxItems").and_then(Value::as_u64),
-                default: o
-                    .get("default")
-                    .and_then(|d| serde_json::from_value(d.clone()).ok()),
-            }))
-        }
-        Some("object") => Err("nested objects are not allowed: forms are flat".into()),
-        Some(other) => Err(format!("type {other:?} is not allowed in forms")),
-        None => Err("the field has no single primitive type".into()),
+        Some("array") => multi_select_field(o),
+        Some("object") => Err(Unfit::Nested),
+        Some(other) => Err(Unfit::Type(other.to_owned())),
+        None => Err(Unfit::NoSingleType),
     }
 }
 
-/// Checks submitted form values against the schema. On success returns the content with
-/// `null`s of optional fields removed, ready to decode.
-pub(crate) fn validate(
-    schema: &ElicitSchema,
-    content: &Map<String, Value>,
-) -> Result<Map<String, Value>, String> {
-    let mut out = Map::with_capacity(content.len());
-    for (name, field) in &schema.properties {
-        match content.get(name) {
-            None | Some(Value::Null) => {
-                if schema.is_required(name) {
-                    return Err(format!("`{name}` is required"));
-                }
-            }
-            Some(v) => {
-                check_field(field, v).map_err(|e| format!("`{name}`: {e}"))?;
-                out.insert(name.clone(), v.clone());
-            }
-        }
-    }
-    Ok(out)
-}
-
-fn check_field(field: &PrimitiveSchema, v: &Value) -> Result<(), String> {
-    match field {
-        PrimitiveSchema::String(s) => {
-            let t = v.as_str().ok_or("expected a string")?;
-            let n = t.chars().count() as u64;
-            if s.min_length.is_some_and(|m| n < m) || s.max_length.is_some_and(|m| n > m) {
-                return Err("length out of range".into());
-            }
-            if let Some(f) = s.format {
-                check_format(f, t)?;
-            }
-            Ok(())
-        }
-        PrimitiveSchema::Number(s) => {
-            let x = v.as_f64().ok_or("expected a number")?;
-            if s.kind == NumberKind::Integer && !(v.is_i64() || v.is_u64() || x.fract() == 0.0) {
-                return Err("expected an integer".into());
-            }
-            if s.minimum.is_some_and(|m| x < m) || s.maximum.is_some_and(|m| x > m) {
-                return Err("out of range".into());
-            }
-            Ok(())
-        }
-        PrimitiveSchema::Boolean(_) => v
-            .as_bool()
-            .map(|_| ())
-            .ok_or_else(|| "expected a boolean".into()),
-        PrimitiveSchema::SingleSelect(s) => {
-            let t = v.as_str().ok_or("expected a string")?;
-            if s.options.contains(t) {
-                Ok(())
-            } else {
-                Err(format!("{t:?} is not one of the options"))
-            }
-        }
-        PrimitiveSchema::MultiSelect(s) => {
-            let a = v.as_array().ok_or("expected an array")?;
-            for x in a {
-                let t = x.as_str().ok_or("expected strings")?;
-                if !s.options.contains(t) {
-                    return Err(format!("{t:?} is not one of the options"));
-                }
-            }
-            let n = a.len() as u64;
-            if s.min_items.is_some_and(|m| n < m) || s.max_items.is_some_and(|m| n > m) {
-                return Err("number of choices out of range".into());
-            }
-            Ok(())
-        }
-    }
-}
-
-fn check_format(f: StringFormat, t: &str) -> Result<(), String> {
-    let ok = match f {
-        StringFormat::Email => t.split_once('@').is_some_and(|(a, b)| {
-            !a.is_empty() && b.contains('.') && !t.contains(char::is_whitespace)
-        }),
-        StringFormat::Uri => t.split_once(':').is_some_and(|(scheme, _)| {
-            let mut c = scheme.chars();
-            c.next().is_some_and(|x| x.is_ascii_alphabetic())
-                && c.all(|x| x.is_ascii_alphanumeric() || "+-.".contains(x))
-        }),
-        StringFormat::Date => is_date(t.as_bytes()),
-        StringFormat::DateTime => is_date_time(t.as_bytes()),
+fn string_field(o: &Map<String, Value>) -> Result<PrimitiveSchema, Unfit> {
+    let format = match o.get("format").and_then(Value::as_str) {
+        None => None,
+        Some("email") => Some(StringFormat::Email),
+        Some("uri") => Some(StringFormat::Uri),
+        Some("date") => Some(StringFormat::Date),
+        Some("date-time") => Some(StringFormat::DateTime),
+        Some(other) => return Err(Unfit::Format(other.to_owned())),
     };
-    if ok {
-        Ok(())
-    } else {
-        Err(format!("not a valid {f:?}"))
-    }
+    Ok(PrimitiveSchema::String(StringSchema {
+        title: text(o, "title"),
+        description: text(o, "description"),
+        min_length: o.get("minLength").and_then(Value::as_u64),
+        max_length: o.get("maxLength").and_then(Value::as_u64),
+        format,
+        default: text(o, "default"),
+    }))
 }
 
-/// The decimal value of `b`, if every byte is an ASCII digit. Works on bytes: answers are
-/// client text, and slicing a `str` at a byte offset inside a character would panic.
-fn digits(b: &[u8]) -> Option<u32> {
-    b.iter().try_fold(0u32, |n, &c| {
-        c.is_ascii_digit().then(|| n * 10 + u32::from(c - b'0'))
+fn number_field(o: &Map<String, Value>, integer: bool) -> PrimitiveSchema {
+    PrimitiveSchema::Number(NumberSchema {
+        kind: if integer {
+            NumberKind::Integer
+        } else {
+            NumberKind::Number
+        },
+        title: text(o, "title"),
+        description: text(o, "description"),
+        minimum: o.get("minimum").and_then(Value::as_f64),
+        maximum: o.get("maximum").and_then(Value::as_f64),
+        default: o.get("default").and_then(Value::as_f64),
     })
 }
 
-/// RFC 3339 `full-date`: `YYYY-MM-DD`.
-fn is_date(b: &[u8]) -> bool {
-    if b.len() != 10 || b[4] != b'-' || b[7] != b'-' {
-        return false;
-    }
-    matches!(
-        (digits(&b[..4]), digits(&b[5..7]), digits(&b[8..10])),
-        (Some(_), Some(m), Some(d)) if (1..=12).contains(&m) && (1..=31).contains(&d)
-    )
-}
-
-/// RFC 3339 `date-time`: `YYYY-MM-DDTHH:MM:SS[.frac](Z|±HH:MM)`.
-fn is_date_time(b: &[u8]) -> bool {
-    if b.len() < 20 || !is_date(&b[..10]) || !matches!(b[10], b'T' | b't' | b' ') {
-        return false;
-    }
-    let (time, mut rest) = b[11..].split_at(8);
-    let hms = time[2] == b':'
-        && time[5] == b':'
-        && matches!(
-            (digits(&time[..2]), digits(&time[3..5]), digits(&time[6..8])),
-            (Some(h), Some(m), Some(s)) if h < 24 && m < 60 && s <= 60
-        );
-    if let Some(frac) = rest.strip_prefix(b".") {
-        let n = frac.iter().take_while(|c| c.is_ascii_digit()).count();
-        if n == 0 {
-            return false;
-        }
-        rest = &frac[n..];
-    }
-    let offset = match rest {
-        [b'Z' | b'z'] => true,
-        [b'+' | b'-', h1, h2, b':', m1, m2] => matches!(
-            (digits(&[*h1, *h2]), digits(&[*m1, *m2])),
-            (Some(h), Some(m)) if h < 24 && m < 60
-        ),
-        _ => false,
-    };
-    hms && offset
+fn multi_select_field(o: &Map<String, Value>) -> Result<PrimitiveSchema, Unfit> {
+    let items = o
+        .get("items")
+        .and_then(Value::as_object)
+        .ok_or(Unfit::Array)?;
+    let opts = options(items)?.ok_or(Unfit::Array)?;
+    Ok(PrimitiveSchema::MultiSelect(MultiSelectSchema {
+        title: text(o, "title"),
+        description: text(o, "description"),
+        options: opts,
+        min_items: o.get("minItems").and_then(Value::as_u64),
+        max_items: o.get("maxItems").and_then(Value::as_u64),
+        default: o
+            .get("default")
+            .and_then(|d| serde_json::from_value(d.clone()).ok()),
+    }))
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
+pub(crate) mod fixtures {
+    use schemars::JsonSchema;
     use serde::Deserialize;
-    use serde_json::json;
 
     #[derive(Deserialize, JsonSchema)]
-    #[allow(dead_code)]
-    enum Region {
+    pub(crate) enum Region {
         #[serde(rename = "eu-west-1")]
         EuWest1,
         #[serde(rename = "us-east-1")]
@@ -413,8 +282,8 @@ mod tests {
     }
 
     #[derive(Deserialize, JsonSchema)]
-    #[allow(dead_code)]
-    struct Form {
+    #[expect(dead_code, reason = "only its schema is used")]
+    pub(crate) struct Form {
         /// Where to create it
         region: Region,
         #[schemars(length(min = 1, max = 5))]
@@ -423,15 +292,23 @@ mod tests {
         confirm: bool,
         tags: Vec<Region>,
     }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::fixtures::Form;
+    use super::*;
+    use serde::Deserialize;
+    use serde_json::json;
 
     #[derive(Deserialize, JsonSchema)]
-    #[allow(dead_code)]
+    #[expect(dead_code, reason = "only its schema is used")]
     struct Nested {
         inner: Inner,
     }
 
     #[derive(Deserialize, JsonSchema)]
-    #[allow(dead_code)]
+    #[expect(dead_code, reason = "only its schema is used")]
     struct Inner {
         x: String,
     }
@@ -459,66 +336,7 @@ mod tests {
             .map(|x| x.as_str().unwrap())
             .collect();
         assert!(req.contains(&"region") && !req.contains(&"label"));
-        let err = form_schema::<Nested>().unwrap_err();
+        let err = form_schema::<Nested>().unwrap_err().to_string();
         assert!(err.contains("inner") && err.contains("flat"), "{err}");
-    }
-
-    #[test]
-    fn validates_answers() {
-        let s = &form_schema::<Form>().unwrap().schema;
-        let ok = json!({"region": "eu-west-1", "replicas": 2, "confirm": true, "tags": [], "label": null});
-        assert!(validate(s, ok.as_object().unwrap()).is_ok());
-        for bad in [
-            json!({"region": "mars-1", "replicas": 2, "confirm": true, "tags": []}),
-            json!({"region": "eu-west-1", "replicas": 2.5, "confirm": true, "tags": []}),
-            json!({"region": "eu-west-1", "replicas": 2, "confirm": "yes", "tags": []}),
-            json!({"region": "eu-west-1", "replicas": 2, "confirm": true}),
-            json!({"region": "eu-west-1", "replicas": 2, "confirm": true, "tags": [], "label": "toolong"}),
-            json!({"replicas": 2, "confirm": true, "tags": []}),
-        ] {
-            assert!(validate(s, bad.as_object().unwrap()).is_err(), "{bad}");
-        }
-    }
-
-    #[test]
-    fn formats_never_panic_on_multibyte_text() {
-        // One ASCII letter then ten `é`: byte 10 falls inside a character.
-        let hostile = format!("a{}", "é".repeat(10));
-        for f in [
-            StringFormat::Date,
-            StringFormat::DateTime,
-            StringFormat::Email,
-            StringFormat::Uri,
-        ] {
-            assert!(check_format(f, &hostile).is_err());
-            assert!(check_format(f, "éééééééééééééééééééééé").is_err());
-            assert!(check_format(f, "").is_err());
-        }
-    }
-
-    #[test]
-    fn date_time_format() {
-        for ok in [
-            "2026-07-28T10:00:00Z",
-            "2026-07-28t10:00:00.123z",
-            "2026-07-28 23:59:60+02:00",
-            "2026-07-28T00:00:00.5-11:30",
-        ] {
-            assert!(check_format(StringFormat::DateTime, ok).is_ok(), "{ok}");
-        }
-        for bad in [
-            "2026-07-28T10:00:00",
-            "2026-07-28T10:00Z",
-            "2026-07-28T24:00:00Z",
-            "2026-13-28T10:00:00Z",
-            "2026-07-28T10:00:00.Z",
-            "2026-07-28T10:00:00+0200",
-            "2026-07-28X10:00:00Z",
-            "2026-07-28T10:00:00Zjunk",
-        ] {
-            assert!(check_format(StringFormat::DateTime, bad).is_err(), "{bad}");
-        }
-        assert!(check_format(StringFormat::Date, "2026-07-28").is_ok());
-        assert!(check_format(StringFormat::Date, "2026-7-28").is_err());
     }
 }

@@ -4,6 +4,7 @@
 //! the question builders ([`form`], [`url`], [`sampling`], [`roots`]), the typed answers
 //! ([`Elicitation`]) and the declarative [`Plan`]s.
 
+mod check;
 mod form;
 mod order;
 mod plan;

@@ -1,6 +1,7 @@
 //! Questions: what a handler can ask, and the typed answers it gets.
 
-use super::form::{form_schema, validate};
+use super::check::validate;
+use super::form::form_schema;
 use super::resolver::{Asked, NeedsInput, Resolver, Spec};
 use schemars::JsonSchema;
 use serde::Deserialize;
@@ -28,7 +29,7 @@ pub trait Question: Send + Sized {
     /// Checks, without asking, that the question's types can be asked at all (form types
     /// must be flat). Called when a tool is registered.
     #[doc(hidden)]
-    fn check() -> Result<(), String> {
+    fn check() -> Result<(), crate::definition::DefinitionError> {
         Ok(())
     }
 }
@@ -53,7 +54,7 @@ impl<Q: Single> Question for Optional<Q> {
         self.0.resolve_optional(r)
     }
 
-    fn check() -> Result<(), String> {
+    fn check() -> Result<(), crate::definition::DefinitionError> {
         Q::check()
     }
 }
@@ -198,7 +199,7 @@ impl<T: DeserializeOwned + JsonSchema + Send + 'static> Question for FormQuestio
             .map(|a| a.expect("required questions are never skipped"))
     }
 
-    fn check() -> Result<(), String> {
+    fn check() -> Result<(), crate::definition::DefinitionError> {
         form_schema::<T>().map(|_| ())
     }
 }
@@ -395,7 +396,7 @@ macro_rules! tuple_question {
         impl<$($q: Question),+> Question for ($($q,)+) {
             type Answer = ($($q::Answer,)+);
 
-            #[allow(non_snake_case)]
+            #[allow(non_snake_case, reason = "the macro names bindings after the type parameters")]
             fn resolve(self, r: &mut Resolver) -> Result<Self::Answer, NeedsInput> {
                 let ($($q,)+) = self;
                 // Resolve every question before failing, so all missing ones are asked
@@ -404,7 +405,7 @@ macro_rules! tuple_question {
                 Ok(($($a?,)+))
             }
 
-            fn check() -> Result<(), String> {
+            fn check() -> Result<(), crate::definition::DefinitionError> {
                 $($q::check()?;)+
                 Ok(())
             }
@@ -429,7 +430,7 @@ impl<Q: Question> Question for Vec<Q> {
         results.into_iter().collect()
     }
 
-    fn check() -> Result<(), String> {
+    fn check() -> Result<(), crate::definition::DefinitionError> {
         Q::check()
     }
 }

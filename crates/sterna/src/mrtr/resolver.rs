@@ -1,6 +1,6 @@
 //! The per-request resolver: matches questions with answers and collects what is missing.
 
-use crate::state::{Carried, StatePayload, digest::question_digest};
+use crate::state::{Carried, FlowState, digest::question_digest};
 use serde_json::{Map, Value, json};
 use std::collections::HashMap;
 use std::fmt;
@@ -28,6 +28,12 @@ impl NeedsInput {
 impl fmt::Debug for NeedsInput {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str("NeedsInput")
+    }
+}
+
+impl From<NeedsInput> for crate::HandlerError {
+    fn from(_: NeedsInput) -> Self {
+        Self(crate::error::Repr::NeedsInput)
     }
 }
 
@@ -133,7 +139,7 @@ impl Resolver {
     pub(crate) fn new(
         meta: Arc<RequestMeta>,
         fresh: Map<String, Value>,
-        state: Option<&StatePayload>,
+        state: Option<&FlowState>,
         unsolicited: bool,
     ) -> Self {
         let (asked, carried) = match state {

@@ -1,14 +1,14 @@
 //! Building a server.
 
 use super::changes::Changes;
+use super::core::{Inner, Server};
 use super::lists::Lists;
 use super::prompt::PromptDef;
-use super::resource::{ResourceDef, ResourceKind};
+use super::registry::Registry;
+use super::resource::ResourceDef;
 use super::tool::ToolDef;
-use super::{Inner, PromptEntry, ResourceEntry, Server, TemplateEntry, ToolEntry};
 use crate::error::BuildError;
 use crate::state::{MemoryReplayStore, ReplayStore, StateConfig, StateKeys};
-use std::collections::HashMap;
 use std::sync::Arc;
 use std::time::Duration;
 use sterna_types::meta::Implementation;
@@ -44,6 +44,17 @@ impl<K> std::fmt::Debug for ServerBuilder<K> {
         f.debug_struct("ServerBuilder")
             .field("info", &self.info)
             .finish()
+    }
+}
+
+impl Server {
+    /// Starts building a server called `name` (also the audience its states are bound
+    /// to) at `version`.
+    pub fn builder(
+        name: impl Into<String>,
+        version: impl Into<String>,
+    ) -> ServerBuilder<NeedsKeys> {
+        ServerBuilder::new(Implementation::new(name, version))
     }
 }
 
@@ -171,12 +182,6 @@ impl<K> ServerBuilder<K> {
     }
 }
 
-fn valid_tool_name(n: &str) -> bool {
-    (1..=128).contains(&n.len())
-        && n.bytes()
-            .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'.' | b'-'))
-}
-
 impl ServerBuilder<StateKeys> {
     /// Builds the server: checks every registration and pre-renders what never changes
     /// (list pages, the discover result).
@@ -199,165 +204,35 @@ impl ServerBuilder<StateKeys> {
             None => None,
         };
         let info = Arc::new(self.info);
-
-        let mut tools = HashMap::new();
-        let mut tool_list = Vec::new();
+        let mut registry = Registry::default();
         for def in self.tools {
-            let name = def.tool.name.clone();
-            if !valid_tool_name(&name) {
-                return Err(BuildError::InvalidName(name));
-            }
-            let mut schema = def.input_schema.map_err(|reason| BuildError::Invalid {
-                name: name.clone(),
-                reason,
-            })?;
-            if tools.contains_key(&name) {
-                return Err(BuildError::Duplicate { kind: "tool", name });
-            }
-            if def.tool.single_use && def.tool.unsolicited {
-                return Err(BuildError::Invalid {
-                    name,
-                    reason: "a single-use tool cannot accept unsolicited answers".into(),
-                });
-            }
-            let headers = crate::mirror::header_params(&mut schema).map_err(|reason| {
-                BuildError::Invalid {
-                    name: name.clone(),
-                    reason,
-                }
-            })?;
-            tool_list.push(sterna_types::tools::Tool {
-                name: name.clone(),
-                title: def.tool.title.clone(),
-                description: def.tool.description.clone(),
-                input_schema: schema,
-                output_schema: None,
-                annotations: def.tool.annotations.clone(),
-                icons: def.tool.icons.clone(),
-                meta: def.tool.meta.clone(),
-            });
-            tools.insert(
-                name.clone(),
-                ToolEntry {
-                    name: Arc::from(name.as_str()),
-                    handler: def.handler,
-                    single_use: def.tool.single_use,
-                    unsolicited: def.tool.unsolicited,
-                    headers,
-                },
-            );
+            registry.add_tool(def)?;
         }
-
-        let mut prompts = HashMap::new();
-        let mut prompt_list = Vec::new();
-        let mut completions = false;
         for def in self.prompts {
-            let name = def.prompt.name.clone();
-            let arguments = def.arguments.map_err(|reason| BuildError::Invalid {
-                name: name.clone(),
-                reason,
-            })?;
-            if prompts.contains_key(&name) {
-                return Err(BuildError::Duplicate {
-                    kind: "prompt",
-                    name,
-                });
-            }
-            completions |= !def.prompt.completions.is_empty();
-            prompt_list.push(sterna_types::prompts::Prompt {
-                name: name.clone(),
-                title: def.prompt.title.clone(),
-                description: def.prompt.description.clone(),
-                arguments: (!arguments.is_empty()).then_some(arguments),
-                icons: def.prompt.icons.clone(),
-                meta: None,
-            });
-            prompts.insert(
-                name.clone(),
-                PromptEntry {
-                    name: Arc::from(name.as_str()),
-                    handler: def.handler,
-                    completions: def.prompt.completions,
-                },
-            );
+            registry.add_prompt(def)?;
         }
-
-        let mut resources = HashMap::new();
-        let mut templates = Vec::new();
-        let mut resource_list = Vec::new();
-        let mut template_list = Vec::new();
         for def in self.resources {
-            if let Some(reason) = def.error.clone() {
-                return Err(BuildError::Invalid {
-                    name: def.name().to_owned(),
-                    reason,
-                });
-            }
-            let entry = ResourceEntry {
-                handler: def.handler.clone(),
-                mime: def.describe.mime_type.clone(),
-                cache: def.describe.cache,
-            };
-            if let Some(wire) = def.wire_resource() {
-                if resources.contains_key(&wire.uri) {
-                    return Err(BuildError::Duplicate {
-                        kind: "resource",
-                        name: wire.uri,
-                    });
-                }
-                resources.insert(wire.uri.clone(), entry);
-                resource_list.push(wire);
-            } else if let Some(wire) = def.wire_template() {
-                let ResourceKind::Template {
-                    parsed: Some(parsed),
-                    completions: c,
-                    ..
-                } = def.kind
-                else {
-                    unreachable!("templates are parsed or carry an error");
-                };
-                if templates
-                    .iter()
-                    .any(|t: &TemplateEntry| t.template == wire.uri_template)
-                {
-                    return Err(BuildError::Duplicate {
-                        kind: "resource template",
-                        name: wire.uri_template,
-                    });
-                }
-                completions |= !c.is_empty();
-                templates.push(TemplateEntry {
-                    template: wire.uri_template.clone(),
-                    parsed,
-                    entry,
-                    completions: c,
-                });
-                template_list.push(wire);
-            }
+            registry.add_resource(def)?;
         }
-
+        let (entries, catalog) = registry.finish();
         let lists = Lists::build(
             &info,
             self.instructions.as_deref(),
             self.cache,
             self.page_size,
-            tool_list,
-            prompt_list,
-            resource_list,
-            template_list,
-            completions,
+            catalog,
         );
         Ok(Server {
             inner: Arc::new(Inner {
                 info,
                 state,
-                tools,
-                prompts,
-                resources,
-                templates,
+                tools: entries.tools,
+                prompts: entries.prompts,
+                resources: entries.resources,
+                templates: entries.templates,
                 lists,
                 cache: self.cache,
-                completions,
+                completions: entries.completions,
                 changes: self.changes,
                 closing: tokio_util::sync::CancellationToken::new(),
             }),

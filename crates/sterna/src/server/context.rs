@@ -118,7 +118,35 @@ pub(crate) struct Inner {
     pub(crate) prev_app: Option<Vec<u8>>,
     pub(crate) next_app: Mutex<Option<Vec<u8>>>,
     pub(crate) resolver: Mutex<Option<Resolver>>,
-    pub(crate) changes: super::Changes,
+    pub(crate) changes: super::changes::Changes,
+}
+
+impl Inner {
+    /// The context of a request, before any round-specific part (round 1, no state, no
+    /// resolver: questions are refused).
+    pub(crate) fn request(
+        changes: &super::changes::Changes,
+        id: RequestId,
+        method: &'static str,
+        target: Arc<str>,
+        meta: Arc<RequestMeta>,
+        env: &RequestEnv,
+    ) -> Self {
+        Self {
+            id,
+            method,
+            target,
+            meta,
+            principal: env.principal.clone(),
+            notifier: env.notifier.clone(),
+            cancel: env.cancel.clone(),
+            round: 1,
+            prev_app: None,
+            next_app: Mutex::new(None),
+            resolver: Mutex::new(None),
+            changes: changes.clone(),
+        }
+    }
 }
 
 impl fmt::Debug for Context {
@@ -196,7 +224,7 @@ impl Context {
     }
 
     /// Announces list and resource changes to `subscriptions/listen` streams.
-    pub fn changes(&self) -> &super::Changes {
+    pub fn changes(&self) -> &super::changes::Changes {
         &self.inner.changes
     }
 

@@ -84,7 +84,10 @@ where
 /// What a handler produced, before the SDK turns it into a response. (Not nameable
 /// outside the crate: the conversion traits are implemented by sterna only.)
 #[doc(hidden)]
-#[allow(unreachable_pub, missing_debug_implementations)]
+#[expect(
+    missing_debug_implementations,
+    reason = "public only so the conversion traits can name it; not nameable outside the crate"
+)]
 pub enum Produced<T> {
     #[doc(hidden)]
     Complete(T),

@@ -2,10 +2,11 @@
 //! tagged with the subscription id, until the client goes away (nothing more is sent) or
 //! the server closes the subscription (a closing result is sent).
 
-use super::Server;
 use super::changes::Change;
 use super::context::RequestEnv;
-use super::dispatch::{Response, params};
+use super::core::Server;
+use super::request::params;
+use super::response::Response;
 use serde::Deserialize;
 use serde_json::value::{RawValue, to_raw_value};
 use sterna_types::error::ErrorObject;

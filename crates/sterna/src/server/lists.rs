@@ -83,110 +83,156 @@ pub(crate) fn page_index(
     Ok(n)
 }
 
+/// What the server offers, as the lists describe it.
+#[derive(Default)]
+pub(crate) struct Catalog {
+    pub(crate) tools: Vec<Tool>,
+    pub(crate) prompts: Vec<Prompt>,
+    pub(crate) resources: Vec<Resource>,
+    pub(crate) templates: Vec<ResourceTemplate>,
+    pub(crate) completions: bool,
+}
+
+impl Catalog {
+    /// The capabilities this catalog amounts to.
+    pub(crate) fn capabilities(&self) -> ServerCapabilities {
+        let changes = Some(ListChangedCapability {
+            list_changed: Some(true),
+        });
+        let has_resources = !self.resources.is_empty() || !self.templates.is_empty();
+        ServerCapabilities {
+            tools: changes.clone().filter(|_| !self.tools.is_empty()),
+            prompts: changes.filter(|_| !self.prompts.is_empty()),
+            resources: has_resources.then_some(ResourcesCapability {
+                subscribe: Some(true),
+                list_changed: Some(true),
+            }),
+            completions: self.completions.then(Default::default),
+            ..ServerCapabilities::default()
+        }
+    }
+}
+
+/// The caching hint stamped on every list page.
+#[derive(Clone, Copy)]
+struct Hint {
+    ttl: Option<u64>,
+    scope: Option<CacheScope>,
+}
+
 impl Lists {
-    #[allow(clippy::too_many_arguments)]
     pub(crate) fn build(
         info: &Arc<Implementation>,
         instructions: Option<&str>,
         cache: (Duration, CacheScope),
         page_size: usize,
-        tools: Vec<Tool>,
-        prompts: Vec<Prompt>,
-        resources: Vec<Resource>,
-        templates: Vec<ResourceTemplate>,
-        completions: bool,
+        catalog: Catalog,
     ) -> Self {
-        let ttl = Some(cache.0.as_millis() as u64);
-        let scope = Some(cache.1);
-        let has_tools = !tools.is_empty();
-        let has_prompts = !prompts.is_empty();
-        let has_resources = !resources.is_empty() || !templates.is_empty();
-        let tools = has_tools.then(|| {
-            paginate("tools", &tools, page_size, |tools, next_cursor| {
-                ListToolsResult {
-                    result_type: ResultType::Complete,
-                    tools,
-                    next_cursor,
-                    ttl_ms: ttl,
-                    cache_scope: scope,
-                    meta: meta(info),
-                }
-            })
-        });
-        let prompts = has_prompts.then(|| {
-            paginate("prompts", &prompts, page_size, |prompts, next_cursor| {
-                ListPromptsResult {
-                    result_type: ResultType::Complete,
-                    prompts,
-                    next_cursor,
-                    ttl_ms: ttl,
-                    cache_scope: scope,
-                    meta: meta(info),
-                }
-            })
-        });
-        let resource_pages = has_resources.then(|| {
-            paginate(
-                "resources",
-                &resources,
-                page_size,
-                |resources, next_cursor| ListResourcesResult {
-                    result_type: ResultType::Complete,
-                    resources,
-                    next_cursor,
-                    ttl_ms: ttl,
-                    cache_scope: scope,
-                    meta: meta(info),
-                },
-            )
-        });
-        let template_pages = has_resources.then(|| {
-            paginate(
-                "templates",
-                &templates,
-                page_size,
-                |resource_templates, next_cursor| ListResourceTemplatesResult {
-                    result_type: ResultType::Complete,
-                    resource_templates,
-                    next_cursor,
-                    ttl_ms: ttl,
-                    cache_scope: scope,
-                    meta: meta(info),
-                },
-            )
-        });
-        let capabilities = ServerCapabilities {
-            tools: has_tools.then_some(ListChangedCapability {
-                list_changed: Some(true),
-            }),
-            prompts: has_prompts.then_some(ListChangedCapability {
-                list_changed: Some(true),
-            }),
-            resources: has_resources.then_some(ResourcesCapability {
-                subscribe: Some(true),
-                list_changed: Some(true),
-            }),
-            completions: completions.then(Default::default),
-            ..ServerCapabilities::default()
+        let hint = Hint {
+            ttl: Some(cache.0.as_millis() as u64),
+            scope: Some(cache.1),
         };
+        let capabilities = catalog.capabilities();
         let discover = render(&DiscoverResult {
             result_type: ResultType::Complete,
             supported_versions: sterna_types::version::MODERN_VERSIONS
                 .iter()
                 .map(|v| (*v).to_owned())
                 .collect(),
-            capabilities,
+            capabilities: capabilities.clone(),
             instructions: instructions.map(str::to_owned),
             ttl_ms: cache.0.as_millis() as u64,
             cache_scope: cache.1,
             meta: meta(info),
         });
+        let has_resources = capabilities.resources.is_some();
         Self {
-            tools,
-            prompts,
-            resources: resource_pages,
-            templates: template_pages,
+            tools: capabilities
+                .tools
+                .is_some()
+                .then(|| tool_pages(info, hint, page_size, &catalog.tools)),
+            prompts: capabilities
+                .prompts
+                .is_some()
+                .then(|| prompt_pages(info, hint, page_size, &catalog.prompts)),
+            resources: has_resources
+                .then(|| resource_pages(info, hint, page_size, &catalog.resources)),
+            templates: has_resources
+                .then(|| template_pages(info, hint, page_size, &catalog.templates)),
             discover,
         }
     }
+}
+
+fn tool_pages(
+    info: &Arc<Implementation>,
+    h: Hint,
+    size: usize,
+    items: &[Tool],
+) -> Vec<Box<RawValue>> {
+    paginate("tools", items, size, |tools, next_cursor| ListToolsResult {
+        result_type: ResultType::Complete,
+        tools,
+        next_cursor,
+        ttl_ms: h.ttl,
+        cache_scope: h.scope,
+        meta: meta(info),
+    })
+}
+
+fn prompt_pages(
+    info: &Arc<Implementation>,
+    h: Hint,
+    size: usize,
+    items: &[Prompt],
+) -> Vec<Box<RawValue>> {
+    paginate("prompts", items, size, |prompts, next_cursor| {
+        ListPromptsResult {
+            result_type: ResultType::Complete,
+            prompts,
+            next_cursor,
+            ttl_ms: h.ttl,
+            cache_scope: h.scope,
+            meta: meta(info),
+        }
+    })
+}
+
+fn resource_pages(
+    info: &Arc<Implementation>,
+    h: Hint,
+    size: usize,
+    items: &[Resource],
+) -> Vec<Box<RawValue>> {
+    paginate("resources", items, size, |resources, next_cursor| {
+        ListResourcesResult {
+            result_type: ResultType::Complete,
+            resources,
+            next_cursor,
+            ttl_ms: h.ttl,
+            cache_scope: h.scope,
+            meta: meta(info),
+        }
+    })
+}
+
+fn template_pages(
+    info: &Arc<Implementation>,
+    h: Hint,
+    size: usize,
+    items: &[ResourceTemplate],
+) -> Vec<Box<RawValue>> {
+    paginate(
+        "templates",
+        items,
+        size,
+        |resource_templates, next_cursor| ListResourceTemplatesResult {
+            result_type: ResultType::Complete,
+            resource_templates,
+            next_cursor,
+            ttl_ms: h.ttl,
+            cache_scope: h.scope,
+            meta: meta(info),
+        },
+    )
 }

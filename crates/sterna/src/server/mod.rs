@@ -1,17 +1,33 @@
 //! The server: a router of tools, prompts, resources and completions, built once and
 //! shared by every request, independent of the transport.
 
+//!
+//! A request goes through visible stages: classify ([`inbound`]), decode `_meta` and
+//! params ([`request`], [`prepare`]), route ([`dispatch`]) to a method ([`call`],
+//! `completion`, `listen`, the lists), and respond ([`response`]). MRTR-capable methods
+//! run one [`round`]: open the state, resolve answers, run the handler, seal the next.
+
 mod asking;
 mod builder;
+mod call;
 mod changes;
+mod complete;
 mod completion;
 mod context;
-pub(crate) mod dispatch;
+mod core;
+mod dispatch;
+mod finalize;
+mod guard;
 mod handler;
+pub(crate) mod inbound;
 mod listen;
 mod lists;
+pub(crate) mod prepare;
 mod prompt;
+mod registry;
+pub(crate) mod request;
 mod resource;
+mod response;
 mod round;
 mod tool;
 mod uri_template;
@@ -21,131 +37,13 @@ pub use builder::{NeedsKeys, ServerBuilder};
 pub use changes::{Change, Changes};
 pub use completion::{CompletionRequest, IntoCompletion};
 pub use context::{Context, Notifier, Principal, RequestEnv};
-pub use dispatch::Response;
 pub use handler::{
     Declarative, Handler, IntoPromptResult, IntoResourceResult, IntoToolResult, Json, NoArgs,
 };
 pub use prompt::{AskingPrompt, Prompt, PromptDef};
 pub use resource::{AskingResource, Resource, ResourceBase, ResourceDef, ResourceTemplate};
+pub use response::Response;
 pub use tool::{Asking, Tool, ToolDef};
 
-pub(crate) use round::log_panic;
-
-use crate::state::StateConfig;
-use std::collections::HashMap;
-use std::sync::Arc;
-use std::time::Duration;
-use sterna_types::meta::Implementation;
-use sterna_types::result::CacheScope;
-
-/// A 2026-07-28 MCP server. Cheap to clone; every clone serves the same router.
-///
-/// Build one with [`Server::builder`], then serve it over a transport
-/// ([`serve_stdio`](crate::transport::serve_stdio), a
-/// [`duplex`](crate::transport::serve_stream) for tests, Streamable HTTP) or call
-/// [`handle`](Server::handle) yourself.
-#[derive(Clone)]
-pub struct Server {
-    pub(crate) inner: Arc<Inner>,
-}
-
-impl std::fmt::Debug for Server {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Server")
-            .field("name", &self.inner.info.name)
-            .field("tools", &self.inner.tools.len())
-            .field("prompts", &self.inner.prompts.len())
-            .field("resources", &self.inner.resources.len())
-            .field("templates", &self.inner.templates.len())
-            .finish()
-    }
-}
-
-pub(crate) struct ToolEntry {
-    pub(crate) name: Arc<str>,
-    pub(crate) handler: Arc<dyn tool::ErasedTool>,
-    pub(crate) single_use: bool,
-    pub(crate) unsolicited: bool,
-    pub(crate) headers: Vec<crate::mirror::HeaderParam>,
-}
-
-pub(crate) struct PromptEntry {
-    pub(crate) name: Arc<str>,
-    pub(crate) handler: Arc<dyn prompt::ErasedPrompt>,
-    pub(crate) completions: std::collections::BTreeMap<String, Arc<dyn completion::Completer>>,
-}
-
-pub(crate) struct ResourceEntry {
-    pub(crate) handler: Arc<dyn resource::ErasedResource>,
-    pub(crate) mime: Option<String>,
-    pub(crate) cache: Option<(Duration, CacheScope)>,
-}
-
-pub(crate) struct TemplateEntry {
-    pub(crate) template: String,
-    pub(crate) parsed: uri_template::UriTemplate,
-    pub(crate) entry: ResourceEntry,
-    pub(crate) completions: std::collections::BTreeMap<String, Arc<dyn completion::Completer>>,
-}
-
-pub(crate) struct Inner {
-    pub(crate) info: Arc<Implementation>,
-    pub(crate) state: StateConfig,
-    pub(crate) tools: HashMap<String, ToolEntry>,
-    pub(crate) prompts: HashMap<String, PromptEntry>,
-    pub(crate) resources: HashMap<String, ResourceEntry>,
-    pub(crate) templates: Vec<TemplateEntry>,
-    pub(crate) lists: lists::Lists,
-    pub(crate) cache: (Duration, CacheScope),
-    pub(crate) completions: bool,
-    pub(crate) changes: Changes,
-    pub(crate) closing: tokio_util::sync::CancellationToken,
-}
-
-impl Server {
-    /// Starts building a server called `name` (also the audience its states are bound
-    /// to) at `version`.
-    pub fn builder(
-        name: impl Into<String>,
-        version: impl Into<String>,
-    ) -> ServerBuilder<NeedsKeys> {
-        ServerBuilder::new(Implementation::new(name, version))
-    }
-
-    /// The server's self-description.
-    pub fn info(&self) -> &Implementation {
-        &self.inner.info
-    }
-
-    /// The handle that announces list and resource changes to `subscriptions/listen`
-    /// streams.
-    pub fn changes(&self) -> &Changes {
-        &self.inner.changes
-    }
-
-    /// Ends every open `subscriptions/listen` stream gracefully (each gets its closing
-    /// result). Called by the HTTP server's graceful shutdown.
-    pub fn close_subscriptions(&self) {
-        self.inner.closing.cancel();
-    }
-
-    /// The `Mcp-Param-*` headers a tool's arguments are mirrored into
-    /// (`x-mcp-header` annotations): `(header name, argument path, type)`; `None` for an
-    /// unknown tool or one without annotations.
-    pub fn tool_header_params(
-        &self,
-        tool: &str,
-    ) -> Option<impl Iterator<Item = (&str, &[String], ParamKind)>> {
-        let t = self.inner.tools.get(tool).filter(|t| !t.headers.is_empty());
-        t.map(|t| {
-            t.headers
-                .iter()
-                .map(|h| (h.name.as_str(), h.path.as_slice(), h.kind))
-        })
-    }
-
-    /// The protocol revisions served.
-    pub fn supported_versions(&self) -> &'static [&'static str] {
-        sterna_types::version::MODERN_VERSIONS
-    }
-}
+pub use core::Server;
+pub(crate) use guard::log_panic;

@@ -1,145 +1,80 @@
 //! One round of an MRTR-capable request (`tools/call`, `prompts/get`, `resources/read`):
-//! verify the incoming state, run the handler, and answer complete or `input_required`
-//! with a freshly sealed state.
+//! open the incoming state → resolve answers → run the handler → complete, or seal the
+//! next state and answer `input_required`.
 
-use super::Server;
 use super::context::{Context, Inner as CtxInner, RequestEnv};
-use super::dispatch::{RawField, Response};
+use super::core::Server;
+use super::finalize::Finalize;
+use super::guard::{guarded, started};
 use super::handler::Produced;
-use crate::error::{HandlerError, Repr};
+use super::request::RawField;
+use super::response::Response;
 use crate::mrtr::Resolver;
 use crate::state::digest::{args_digest, question_digest, string_map_digest};
-use crate::state::{Binding, StatePayload, open, seal};
-use futures_util::FutureExt;
+use crate::state::{Binding, FlowState, Refused};
 use futures_util::future::BoxFuture;
-use serde::Serialize;
 use serde_json::value::{RawValue, to_raw_value};
 use serde_json::{Map, Value};
 use std::collections::BTreeMap;
-use std::panic::AssertUnwindSafe;
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 use std::time::Duration;
 use sterna_types::error::ErrorObject;
 use sterna_types::jsonrpc::RequestId;
-use sterna_types::meta::{Implementation, RequestMeta, ResultMeta};
-use sterna_types::mrtr::{InputRequiredResult, kind_of};
-use sterna_types::prompts::GetPromptResult;
-use sterna_types::resources::ReadResourceResult;
+use sterna_types::meta::{RequestMeta, ResultMeta};
+use sterna_types::mrtr::{InputRequest, InputRequiredResult, kind_of};
 use sterna_types::result::{CacheScope, ResultType};
-use sterna_types::tools::CallToolResult;
-use tokio_util::sync::CancellationToken;
 
-/// What the state is bound to besides method and target.
-pub(crate) enum Target<'a> {
+/// The arguments a state is bound to, besides method and target.
+pub(crate) enum BindArgs<'a> {
     Tool(Option<&'a RawValue>),
     Prompt(&'a BTreeMap<String, String>),
     Resource,
 }
 
-pub(crate) struct Round<'s, 'a> {
-    pub(crate) server: &'s Server,
-    pub(crate) id: RequestId,
+/// What a request is about: the method, its target, and how its flow is treated.
+pub(crate) struct Subject<'a> {
     pub(crate) method: &'static str,
     pub(crate) target: Arc<str>,
-    pub(crate) binding_args: Target<'a>,
-    pub(crate) meta: Arc<RequestMeta>,
-    pub(crate) input_responses: RawField<'a>,
-    pub(crate) request_state: Option<String>,
+    pub(crate) args: BindArgs<'a>,
     pub(crate) single_use: bool,
     pub(crate) unsolicited: bool,
-    pub(crate) env: RequestEnv,
+    pub(crate) cache: Option<(Duration, CacheScope)>,
 }
 
-/// Results that can complete an MRTR-capable request.
-pub(crate) trait Finalize: Serialize + Send + Sized + 'static {
-    fn finalize(&mut self, info: &Arc<Implementation>, cache: Option<(Duration, CacheScope)>);
-    fn from_failure(e: HandlerError) -> Result<Self, ErrorObject>;
-}
-
-fn stamp(meta: &mut Option<ResultMeta>, info: &Arc<Implementation>) {
-    meta.get_or_insert_with(ResultMeta::default).server_info = Some(info.clone());
-}
-
-impl Finalize for CallToolResult {
-    fn finalize(&mut self, info: &Arc<Implementation>, _: Option<(Duration, CacheScope)>) {
-        self.result_type = ResultType::Complete;
-        stamp(&mut self.meta, info);
-    }
-
-    fn from_failure(e: HandlerError) -> Result<Self, ErrorObject> {
-        match e.0 {
-            Repr::Tool(m) => Ok(CallToolResult::error(m)),
-            Repr::Internal(e) => Ok(CallToolResult::error(e.to_string())),
-            Repr::Rpc(o) => Err(o),
-            Repr::NeedsInput => Err(ErrorObject::internal("Internal error")),
+impl<'a> Subject<'a> {
+    pub(crate) fn new(method: &'static str, target: Arc<str>, args: BindArgs<'a>) -> Self {
+        Self {
+            method,
+            target,
+            args,
+            single_use: false,
+            unsolicited: false,
+            cache: None,
         }
     }
 }
 
-impl Finalize for GetPromptResult {
-    fn finalize(&mut self, info: &Arc<Implementation>, _: Option<(Duration, CacheScope)>) {
-        self.result_type = ResultType::Complete;
-        stamp(&mut self.meta, info);
-    }
+/// The MRTR members of a request: this round's answers and the state echoed back.
+pub(crate) struct FlowParams<'a> {
+    pub(crate) input_responses: RawField<'a>,
+    pub(crate) request_state: Option<String>,
+}
 
-    fn from_failure(e: HandlerError) -> Result<Self, ErrorObject> {
-        Err(rpc_error(e))
+impl FlowParams<'_> {
+    /// A retry: the request carried answers or a state (its result is never cached).
+    fn is_retry(&self) -> bool {
+        self.request_state.is_some() || matches!(self.input_responses, RawField::Present(_))
     }
 }
 
-impl Finalize for ReadResourceResult {
-    fn finalize(&mut self, info: &Arc<Implementation>, cache: Option<(Duration, CacheScope)>) {
-        self.result_type = ResultType::Complete;
-        stamp(&mut self.meta, info);
-        if let Some((ttl, scope)) = cache {
-            self.ttl_ms.get_or_insert(ttl.as_millis() as u64);
-            self.cache_scope.get_or_insert(scope);
-        }
-    }
-
-    fn from_failure(e: HandlerError) -> Result<Self, ErrorObject> {
-        Err(rpc_error(e))
-    }
-}
-
-/// A handler failure as a JSON-RPC error (prompts, resources, completions).
-pub(crate) fn rpc_error(e: HandlerError) -> ErrorObject {
-    match e.0 {
-        Repr::Rpc(o) => o,
-        Repr::Tool(m) => ErrorObject::internal(m),
-        Repr::Internal(e) => {
-            tracing::error!(error = %e, "handler failed");
-            ErrorObject::internal("Internal error")
-        }
-        Repr::NeedsInput => {
-            tracing::error!("a handler asked a question where none can be asked");
-            ErrorObject::internal("Internal error")
-        }
-    }
-}
-
-/// Runs a handler future, stopping it on cancellation (`None`) and catching panics
-/// (`Some(Err(()))`).
-pub(crate) async fn guarded<T>(
-    fut: BoxFuture<'static, T>,
-    cancel: &CancellationToken,
-) -> Option<Result<T, ()>> {
-    let fut = AssertUnwindSafe(fut).catch_unwind();
-    tokio::select! {
-        biased;
-        _ = cancel.cancelled() => None,
-        r = fut => Some(r.map_err(|panic| log_panic(panic.as_ref()))),
-    }
-}
-
-/// Logs a caught panic with its message.
-pub(crate) fn log_panic(panic: &(dyn std::any::Any + Send)) {
-    let msg = panic
-        .downcast_ref::<&str>()
-        .map(|s| (*s).to_owned())
-        .or_else(|| panic.downcast_ref::<String>().cloned())
-        .unwrap_or_default();
-    tracing::error!(panic = %msg, "a panic while serving a request");
+pub(crate) struct Round<'s, 'a> {
+    server: &'s Server,
+    id: RequestId,
+    meta: Arc<RequestMeta>,
+    env: RequestEnv,
+    subject: Subject<'a>,
+    flow: FlowParams<'a>,
+    digest: Option<[u8; 32]>,
 }
 
 fn invalid(msg: impl Into<String>) -> ErrorObject {
@@ -175,167 +110,153 @@ fn input_responses(raw: &RawField<'_>) -> Result<Map<String, Value>, ErrorObject
 }
 
 impl<'s, 'a> Round<'s, 'a> {
-    fn digest(&self) -> Result<[u8; 32], ErrorObject> {
-        Ok(match &self.binding_args {
-            Target::Tool(None) | Target::Resource => args_digest(None),
-            Target::Tool(Some(raw)) => {
-                let v: Value = serde_json::from_str(raw.get())
-                    .map_err(|e| invalid(format!("Invalid arguments: {e}")))?;
-                args_digest(Some(&v))
-            }
-            Target::Prompt(map) => string_map_digest(map.iter()),
-        })
-    }
-
-    /// Runs the round. `start` decodes the arguments and starts the handler.
-    pub(crate) async fn run<T: Finalize>(
-        self,
-        start: impl FnOnce(Context) -> Result<BoxFuture<'static, Produced<T>>, ErrorObject>,
-    ) -> Option<Response> {
-        self.run_cached(None, start).await
-    }
-
-    pub(crate) fn with_cache(self, cache: Option<(Duration, CacheScope)>) -> CachedRound<'s, 'a> {
-        CachedRound { round: self, cache }
-    }
-
-    async fn run_cached<T: Finalize>(
-        self,
-        cache: Option<(Duration, CacheScope)>,
-        start: impl FnOnce(Context) -> Result<BoxFuture<'static, Produced<T>>, ErrorObject>,
-    ) -> Option<Response> {
-        let id = Some(self.id.clone());
-        let body = self.execute(cache, start).await?;
-        Some(Response {
+    pub(crate) fn new(
+        server: &'s Server,
+        id: RequestId,
+        meta: Arc<RequestMeta>,
+        env: RequestEnv,
+        subject: Subject<'a>,
+        flow: FlowParams<'a>,
+    ) -> Self {
+        Self {
+            server,
             id,
-            body,
-            early: false,
-        })
+            meta,
+            env,
+            subject,
+            flow,
+            digest: None,
+        }
     }
 
-    async fn execute<T: Finalize>(
-        self,
-        cache: Option<(Duration, CacheScope)>,
-        start: impl FnOnce(Context) -> Result<BoxFuture<'static, Produced<T>>, ErrorObject>,
-    ) -> Option<Result<Box<RawValue>, ErrorObject>> {
-        let inner = &self.server.inner;
-        let fresh = match input_responses(&self.input_responses) {
-            Ok(f) => f,
-            Err(e) => return Some(Err(e)),
+    /// Runs the round. `None` when it was cancelled (nothing may be sent then).
+    /// `start` decodes the arguments and starts the handler with its context.
+    pub(crate) async fn run<T, S>(mut self, start: S) -> Option<Response>
+    where
+        T: Finalize,
+        S: FnOnce(Context) -> Result<BoxFuture<'static, Produced<T>>, ErrorObject>,
+    {
+        let id = self.id.clone();
+        let body = match self.open().await {
+            Ok((fresh, prev)) => self.execute(fresh, prev, start).await?,
+            Err(e) => Err(e),
         };
-        let retry =
-            self.request_state.is_some() || matches!(self.input_responses, RawField::Present(_));
-        let mut digest = None;
-        let opened = match &self.request_state {
-            None => None,
-            Some(token) => {
-                let d = match self.digest() {
-                    Ok(d) => d,
-                    Err(e) => return Some(Err(e)),
-                };
-                digest = Some(d);
-                let binding = self.binding(&d);
-                let cfg = &inner.state;
-                let opened = match open(
-                    &cfg.keys,
-                    &binding,
-                    token,
-                    cfg.max_len,
-                    cfg.now(),
-                    cfg.skew.as_secs(),
-                ) {
-                    Ok(o) => o,
-                    Err(reason) => {
-                        tracing::debug!(method = self.method, target = %self.target, reason = reason.reason(), "requestState refused");
-                        return Some(Err(invalid_state()));
-                    }
-                };
-                if self.single_use {
-                    let store = cfg
-                        .replay
-                        .as_ref()
-                        .expect("single-use tools get a replay store");
-                    let expires = opened.payload.exp.saturating_add(cfg.skew.as_secs());
-                    match store.consume(opened.jti, expires).await {
-                        Ok(true) => {}
-                        Ok(false) => {
-                            tracing::debug!(target = %self.target, "requestState replayed");
-                            return Some(Err(invalid_state()));
-                        }
-                        Err(e) => {
-                            tracing::error!(error = %e, "replay store failed");
-                            return Some(Err(ErrorObject::internal("Internal error")));
-                        }
-                    }
-                }
-                Some(opened)
-            }
-        };
+        Some(Response::with(id, body))
+    }
 
+    /// Open: this round's answers, and the verified state of the previous round.
+    async fn open(&mut self) -> Result<(Map<String, Value>, Option<FlowState>), ErrorObject> {
+        let fresh = input_responses(&self.flow.input_responses)?;
+        let Some(token) = self.flow.request_state.take() else {
+            return Ok((fresh, None));
+        };
+        let digest = self.digest()?;
+        let cfg = &self.server.inner.state;
+        let binding = self.binding(&digest);
+        match cfg
+            .open_flow(&binding, &token, self.subject.single_use)
+            .await
+        {
+            Ok(flow) => Ok((fresh, Some(flow))),
+            Err(Refused::Store(e)) => {
+                tracing::error!(error = %e, "replay store failed; refusing the state");
+                Err(ErrorObject::internal("Internal error"))
+            }
+            Err(reason) => {
+                tracing::debug!(method = self.subject.method, target = %self.subject.target, %reason, "requestState refused");
+                Err(invalid_state())
+            }
+        }
+    }
+
+    /// Resolve and run: the handler, with a resolver holding the answers so far.
+    async fn execute<T, S>(
+        &mut self,
+        fresh: Map<String, Value>,
+        prev: Option<FlowState>,
+        start: S,
+    ) -> Option<Result<Box<RawValue>, ErrorObject>>
+    where
+        T: Finalize,
+        S: FnOnce(Context) -> Result<BoxFuture<'static, Produced<T>>, ErrorObject>,
+    {
         let resolver = Resolver::new(
             self.meta.clone(),
             fresh,
-            opened.as_ref().map(|o| &o.payload),
-            self.unsolicited,
+            prev.as_ref(),
+            self.subject.unsolicited,
         );
-        let (round, prev_app) = match opened {
-            Some(o) => (o.payload.round.saturating_add(1), o.payload.app),
-            None => (1, None),
-        };
-        let ctx = Context::from_inner(CtxInner {
-            id: self.id.clone(),
-            method: self.method,
-            target: self.target.clone(),
-            meta: self.meta.clone(),
-            principal: self.env.principal.clone(),
-            notifier: self.env.notifier.clone(),
-            cancel: self.env.cancel.clone(),
-            round,
-            prev_app,
-            next_app: Mutex::new(None),
-            resolver: Mutex::new(Some(resolver)),
-            changes: inner.changes.clone(),
-        });
-        // `start` decodes the arguments and, for declarative handlers, runs the user's
-        // `ask` closures and validates answers: a panic there costs this request only.
-        let fut = match std::panic::catch_unwind(AssertUnwindSafe(|| start(ctx.clone()))) {
-            Ok(Ok(f)) => f,
-            Ok(Err(e)) => return Some(Err(e)),
-            Err(panic) => {
-                log_panic(panic.as_ref());
-                return Some(Err(ErrorObject::internal("Internal error")));
-            }
+        let mut inner = CtxInner::request(
+            &self.server.inner.changes,
+            self.id.clone(),
+            self.subject.method,
+            self.subject.target.clone(),
+            self.meta.clone(),
+            &self.env,
+        );
+        inner.round = prev.as_ref().map_or(1, |p| p.round.saturating_add(1));
+        inner.prev_app = prev.and_then(|p| p.app);
+        *inner.resolver.get_mut().unwrap_or_else(|p| p.into_inner()) = Some(resolver);
+        let ctx = Context::from_inner(inner);
+        let fut = match started(|| start(ctx.clone())) {
+            Ok(f) => f,
+            Err(e) => return Some(Err(e)),
         };
         let produced = match guarded(fut, &self.env.cancel).await? {
             Ok(p) => p,
             Err(()) => return Some(Err(ErrorObject::internal("Internal error"))),
         };
-        let cache = if retry {
+        Some(self.respond(&ctx, produced))
+    }
+
+    /// Respond: complete, or the open questions and the next sealed state.
+    fn respond<T: Finalize>(
+        &mut self,
+        ctx: &Context,
+        produced: Produced<T>,
+    ) -> Result<Box<RawValue>, ErrorObject> {
+        let info = &self.server.inner.info;
+        let cache = if self.flow.is_retry() {
             // Results of requests that carried answers or state must not be cached.
             Some((Duration::ZERO, CacheScope::Private))
         } else {
-            Some(cache.unwrap_or(inner.cache))
+            Some(self.subject.cache.unwrap_or(self.server.inner.cache))
         };
-        Some(match produced {
-            Produced::Complete(mut t) => {
-                t.finalize(&inner.info, cache);
-                Ok(to_raw_value(&t).expect("results serialize"))
+        let complete = |mut t: T| {
+            t.finalize(info, cache);
+            to_raw_value(&t).expect("results serialize")
+        };
+        match produced {
+            Produced::Complete(t) => Ok(complete(t)),
+            Produced::Failed(e) if e.is_needs_input() => self.input_required(ctx, None),
+            Produced::Failed(e) => T::from_failure(e).map(complete),
+            Produced::InputRequired(raw) => self.input_required(ctx, Some(raw)),
+        }
+    }
+
+    fn digest(&mut self) -> Result<[u8; 32], ErrorObject> {
+        if let Some(d) = self.digest {
+            return Ok(d);
+        }
+        let d = match &self.subject.args {
+            BindArgs::Tool(None) | BindArgs::Resource => args_digest(None),
+            BindArgs::Tool(Some(raw)) => {
+                let v: Value = serde_json::from_str(raw.get())
+                    .map_err(|e| invalid(format!("Invalid arguments: {e}")))?;
+                args_digest(Some(&v))
             }
-            Produced::Failed(e) if e.is_needs_input() => self.input_required(&ctx, None, digest),
-            Produced::Failed(e) => T::from_failure(e).map(|mut t| {
-                t.finalize(&inner.info, cache);
-                to_raw_value(&t).expect("results serialize")
-            }),
-            Produced::InputRequired(raw) => self.input_required(&ctx, Some(raw), digest),
-        })
+            BindArgs::Prompt(map) => string_map_digest(map.iter()),
+        };
+        self.digest = Some(d);
+        Ok(d)
     }
 
     fn binding<'b>(&'b self, digest: &'b [u8; 32]) -> Binding<'b> {
         Binding {
             audience: &self.server.inner.info.name,
             principal: self.env.principal.id().unwrap_or(""),
-            method: self.method,
-            target: &self.target,
+            method: self.subject.method,
+            target: &self.subject.target,
             args_digest: digest,
         }
     }
@@ -343,84 +264,41 @@ impl<'s, 'a> Round<'s, 'a> {
     /// Builds the `input_required` answer: every open question, and a sealed state with
     /// the answers so far.
     fn input_required(
-        &self,
+        &mut self,
         ctx: &Context,
         raw: Option<InputRequiredResult>,
-        digest: Option<[u8; 32]>,
     ) -> Result<Box<RawValue>, ErrorObject> {
-        let inner = &self.server.inner;
-        let Some(mut resolver) = ctx.take_resolver() else {
-            return Err(ErrorObject::internal("Internal error"));
-        };
-        let mut requests = BTreeMap::new();
-        let mut asked = Vec::new();
-        let mut app = ctx.take_next_state();
         let low_level = raw.is_some();
-        if let Some(raw) = raw {
-            for (key, request) in raw.input_requests.unwrap_or_default() {
-                if resolver.gate_raw(&request) {
-                    let json = serde_json::to_vec(&request).expect("questions serialize");
-                    asked.push((key.clone(), question_digest(&json)));
-                    requests.insert(key, request);
-                }
-            }
-            if let Some(s) = raw.request_state {
-                app = Some(s.into_bytes());
-            }
-        }
-        let finished = resolver.finish();
-        if let Some(e) = finished.fatal {
-            return Err(e);
-        }
-        for (key, request, d) in finished.pending {
-            if requests.contains_key(&key) {
-                tracing::error!(key, "a handler asked two questions under one key");
-                return Err(ErrorObject::internal("Internal error"));
-            }
-            asked.push((key.clone(), d));
-            requests.insert(key, request);
-        }
+        let (requests, next) = questions(ctx, raw)?;
         if requests.is_empty() && !low_level {
             tracing::error!("a handler returned NeedsInput without asking anything");
             return Err(ErrorObject::internal("Internal error"));
         }
-        let app = app.or_else(|| ctx.prev_state().map(<[u8]>::to_vec));
-        let cfg = &inner.state;
-        let now = cfg.now();
-        let payload = StatePayload {
-            iat: now,
-            exp: now.saturating_add(cfg.ttl.as_secs()),
-            round: ctx.round(),
-            asked,
-            answers: finished.answers,
-            app,
-        };
-        let d = match digest {
-            Some(d) => d,
-            None => self.digest()?,
-        };
-        let token = seal(&cfg.keys, &self.binding(&d), &payload);
-        if token.len() > cfg.max_len {
-            // Never emit a state this server would itself refuse on the retry.
-            tracing::error!(
-                method = self.method,
-                target = %self.target,
-                len = token.len(),
-                limit = cfg.max_len,
-                "the answers collected so far do not fit in requestState; raise max_state_len or ask less"
-            );
-            return Err(ErrorObject::internal(format!(
-                "The answers collected so far do not fit in requestState ({} bytes, limit {})",
-                token.len(),
-                cfg.max_len
-            )));
-        }
+        let digest = self.digest()?;
+        let token = self
+            .server
+            .inner
+            .state
+            .seal_flow(&self.binding(&digest), next)
+            .map_err(|big| {
+                tracing::error!(
+                    method = self.subject.method,
+                    target = %self.subject.target,
+                    len = big.len,
+                    limit = big.limit,
+                    "the answers collected so far do not fit in requestState; raise max_state_len or ask less"
+                );
+                ErrorObject::internal(format!(
+                    "The answers collected so far do not fit in requestState ({} bytes, limit {})",
+                    big.len, big.limit
+                ))
+            })?;
         let result = InputRequiredResult {
             result_type: ResultType::InputRequired,
             input_requests: (!requests.is_empty()).then_some(requests),
             request_state: Some(token),
             meta: Some(ResultMeta {
-                server_info: Some(inner.info.clone()),
+                server_info: Some(self.server.inner.info.clone()),
                 ..ResultMeta::default()
             }),
         };
@@ -428,17 +306,47 @@ impl<'s, 'a> Round<'s, 'a> {
     }
 }
 
-/// A round with a resource's own caching hint.
-pub(crate) struct CachedRound<'s, 'a> {
-    round: Round<'s, 'a>,
-    cache: Option<(Duration, CacheScope)>,
-}
-
-impl CachedRound<'_, '_> {
-    pub(crate) async fn run<T: Finalize>(
-        self,
-        start: impl FnOnce(Context) -> Result<BoxFuture<'static, Produced<T>>, ErrorObject>,
-    ) -> Option<Response> {
-        self.round.run_cached(self.cache, start).await
+/// Every question of this round (the handler's own, gated, and those the resolver
+/// collected) and the flow state to seal for the next round.
+fn questions(
+    ctx: &Context,
+    raw: Option<InputRequiredResult>,
+) -> Result<(BTreeMap<String, InputRequest>, FlowState), ErrorObject> {
+    let Some(mut resolver) = ctx.take_resolver() else {
+        return Err(ErrorObject::internal("Internal error"));
+    };
+    let mut requests = BTreeMap::new();
+    let mut asked = Vec::new();
+    let mut app = ctx.take_next_state();
+    if let Some(raw) = raw {
+        for (key, request) in raw.input_requests.unwrap_or_default() {
+            if resolver.gate_raw(&request) {
+                let json = serde_json::to_vec(&request).expect("questions serialize");
+                asked.push((key.clone(), question_digest(&json)));
+                requests.insert(key, request);
+            }
+        }
+        if let Some(s) = raw.request_state {
+            app = Some(s.into_bytes());
+        }
     }
+    let finished = resolver.finish();
+    if let Some(e) = finished.fatal {
+        return Err(e);
+    }
+    for (key, request, d) in finished.pending {
+        if requests.contains_key(&key) {
+            tracing::error!(key, "a handler asked two questions under one key");
+            return Err(ErrorObject::internal("Internal error"));
+        }
+        asked.push((key.clone(), d));
+        requests.insert(key, request);
+    }
+    let next = FlowState {
+        round: ctx.round(),
+        asked,
+        answers: finished.answers,
+        app: app.or_else(|| ctx.prev_state().map(<[u8]>::to_vec)),
+    };
+    Ok((requests, next))
 }

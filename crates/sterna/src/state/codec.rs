@@ -53,13 +53,9 @@ pub(crate) struct Carried {
     pub(crate) json: Vec<u8>,
 }
 
-/// The plaintext of a state.
+/// What one flow carries from a round to the next.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
-pub(crate) struct StatePayload {
-    /// Issued at (Unix seconds).
-    pub(crate) iat: u64,
-    /// Expires at (Unix seconds).
-    pub(crate) exp: u64,
+pub(crate) struct FlowState {
     /// Round number, starting at 1.
     pub(crate) round: u32,
     /// The questions asked in the round this state was issued with: key and digest.
@@ -68,6 +64,17 @@ pub(crate) struct StatePayload {
     pub(crate) answers: Vec<Carried>,
     /// The handler's own state, as given (JSON for typed state, raw bytes otherwise).
     pub(crate) app: Option<Vec<u8>>,
+}
+
+/// The plaintext of a state.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub(crate) struct StatePayload {
+    /// Issued at (Unix seconds).
+    pub(crate) iat: u64,
+    /// Expires at (Unix seconds).
+    pub(crate) exp: u64,
+    /// The flow (postcard encodes a nested struct exactly as its fields inline).
+    pub(crate) flow: FlowState,
 }
 
 /// Why a state was refused. Never sent to the client (which gets one generic message);
@@ -190,10 +197,12 @@ mod tests {
         StatePayload {
             iat: 1000,
             exp: 1600,
-            round: 1,
-            asked: vec![("pick_region".into(), [7; 8])],
-            answers: vec![],
-            app: None,
+            flow: FlowState {
+                round: 1,
+                asked: vec![("pick_region".into(), [7; 8])],
+                answers: vec![],
+                app: None,
+            },
         }
     }
 

@@ -11,10 +11,12 @@
 
 mod codec;
 pub(crate) mod digest;
+mod flow;
 mod keys;
 mod replay;
 
-pub(crate) use codec::{Binding, Carried, StatePayload, open, seal};
+pub(crate) use codec::{Binding, Carried, FlowState};
+pub(crate) use flow::Refused;
 pub use keys::{KEY_LEN, KeyError, StateKeys};
 pub(crate) use replay::unix_now;
 pub use replay::{MemoryReplayStore, ReplayError, ReplayStore};
@@ -62,61 +64,8 @@ impl StateConfig {
     }
 }
 
-/// Entry points for the benchmarks (not a stable API).
+/// Entry points for the benchmarks and fuzzers (not a stable API; feature `internals`).
+#[cfg(feature = "internals")]
 #[doc(hidden)]
-pub mod __bench {
-    use super::{Binding, StateKeys, StatePayload, open, seal};
-
-    /// A typical state: the seed's `provision_database`, one question asked.
-    #[allow(missing_debug_implementations)]
-    pub struct Typical {
-        keys: StateKeys,
-        payload: StatePayload,
-        digest: [u8; 32],
-    }
-
-    impl Default for Typical {
-        fn default() -> Self {
-            Self::new()
-        }
-    }
-
-    impl Typical {
-        /// Builds the keys and the payload.
-        pub fn new() -> Self {
-            let args = serde_json::json!({"name": "orders"});
-            Self {
-                keys: StateKeys::ephemeral(),
-                payload: StatePayload {
-                    iat: 1_800_000_000,
-                    exp: 1_800_000_600,
-                    round: 1,
-                    asked: vec![("pick_region".into(), [0x5a; 8])],
-                    answers: Vec::new(),
-                    app: None,
-                },
-                digest: super::digest::args_digest(Some(&args)),
-            }
-        }
-
-        fn binding(&self) -> Binding<'_> {
-            Binding {
-                audience: "sterna-demo",
-                principal: "",
-                method: "tools/call",
-                target: "provision_database",
-                args_digest: &self.digest,
-            }
-        }
-
-        /// Seals the state.
-        pub fn seal(&self) -> String {
-            seal(&self.keys, &self.binding(), &self.payload)
-        }
-
-        /// Opens a sealed state; true on success.
-        pub fn open(&self, token: &str) -> bool {
-            open(&self.keys, &self.binding(), token, 65536, 1_800_000_100, 5).is_ok()
-        }
-    }
-}
+#[path = "bench.rs"]
+pub mod __bench;

@@ -15,13 +15,13 @@ use std::sync::Mutex;
 use std::time::{SystemTime, UNIX_EPOCH};
 
 /// Why the store could not answer.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug)]
 #[non_exhaustive]
 pub enum ReplayError {
     /// The store is full of unexpired entries (fail closed).
     Full,
     /// The store is unreachable or failed.
-    Unavailable(String),
+    Unavailable(Box<dyn std::error::Error + Send + Sync>),
 }
 
 impl fmt::Display for ReplayError {
@@ -33,7 +33,14 @@ impl fmt::Display for ReplayError {
     }
 }
 
-impl std::error::Error for ReplayError {}
+impl std::error::Error for ReplayError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            Self::Full => None,
+            Self::Unavailable(e) => Some(e.as_ref()),
+        }
+    }
+}
 
 /// Records which states were consumed.
 pub trait ReplayStore: Send + Sync + fmt::Debug + 'static {
@@ -113,12 +120,15 @@ mod tests {
     fn once_and_bounded() {
         let s = MemoryReplayStore::with_capacity(SHARDS);
         let id = [3u8; 16];
-        assert_eq!(s.consume_now(id, 100, 50), Ok(true));
-        assert_eq!(s.consume_now(id, 100, 60), Ok(false));
+        assert!(matches!(s.consume_now(id, 100, 50), Ok(true)));
+        assert!(matches!(s.consume_now(id, 100, 60), Ok(false)));
         // After expiry the entry no longer counts (the state itself is expired by then).
-        assert_eq!(s.consume_now(id, 200, 101), Ok(true));
+        assert!(matches!(s.consume_now(id, 200, 101), Ok(true)));
         let other = [3u8, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0];
-        assert_eq!(s.consume_now(other, 300, 150), Err(ReplayError::Full));
-        assert_eq!(s.consume_now(other, 300, 250), Ok(true));
+        assert!(matches!(
+            s.consume_now(other, 300, 150),
+            Err(ReplayError::Full)
+        ));
+        assert!(matches!(s.consume_now(other, 300, 250), Ok(true)));
     }
 }

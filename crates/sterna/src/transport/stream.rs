@@ -9,6 +9,7 @@
 //! * At end of input, requests in flight finish, then the writer is flushed and the
 //!   function returns.
 
+use crate::server::inbound::{Inbound, OwnedRequest, classify_envelope};
 use crate::server::{Notifier, RequestEnv, Response, Server, log_panic};
 use futures_util::{FutureExt, StreamExt};
 use std::collections::HashMap;
@@ -16,7 +17,7 @@ use std::io;
 use std::panic::AssertUnwindSafe;
 use std::sync::{Arc, Mutex};
 use sterna_types::error::{ErrorCode, ErrorObject};
-use sterna_types::jsonrpc::{ErrorResponseRef, Incoming, RawMessage, RequestId};
+use sterna_types::jsonrpc::{ErrorResponseRef, RequestId};
 use sterna_types::notifications::CancelledNotificationParams;
 use tokio::io::{AsyncRead, AsyncWrite, AsyncWriteExt};
 use tokio::sync::mpsc;
@@ -69,56 +70,79 @@ where
 {
     let (tx, rx) = mpsc::channel::<Vec<u8>>(1024);
     let writing = tokio::spawn(write_loop(writer, rx));
-    let in_flight: InFlight = Arc::default();
-    let mut tasks = JoinSet::new();
+    let mut conn = Connection {
+        server,
+        env: options.env,
+        tx,
+        in_flight: Arc::default(),
+        tasks: JoinSet::new(),
+    };
     let mut lines = FramedRead::new(reader, LinesCodec::new_with_max_length(options.max_line));
     while let Some(line) = lines.next().await {
-        let line = match line {
-            Ok(l) => l,
+        match line {
+            Ok(l) if l.trim().is_empty() => {}
+            Ok(l) => conn.receive(&l).await,
             Err(LinesCodecError::MaxLineLengthExceeded) => {
-                let e = ErrorObject::new(ErrorCode::PARSE_ERROR, "Parse error: message too long");
-                send_error(&tx, None, &e).await;
-                continue;
+                conn.refuse(None, "Parse error: message too long").await;
             }
             Err(LinesCodecError::Io(e)) if e.kind() == io::ErrorKind::InvalidData => {
-                let e = ErrorObject::new(ErrorCode::PARSE_ERROR, "Parse error: not UTF-8");
-                send_error(&tx, None, &e).await;
-                continue;
+                conn.refuse(None, "Parse error: not UTF-8").await;
             }
             Err(LinesCodecError::Io(e)) => {
                 tracing::error!(error = %e, "reading the stream failed");
                 break;
             }
-        };
-        if line.trim().is_empty() {
-            continue;
         }
-        let id = match RawMessage::parse(line.as_bytes()) {
-            Err(m) => {
-                send_error(&tx, m.id.as_ref(), &m.error).await;
-                continue;
-            }
-            Ok(Incoming::Notification { method, params }) => {
+        // Reap finished tasks so the set does not grow with the connection's lifetime.
+        while conn.tasks.try_join_next().is_some() {}
+    }
+    while conn.tasks.join_next().await.is_some() {}
+    drop(conn);
+    writing.await.map_err(io::Error::other)?
+}
+
+/// One connection: its writer queue and its requests in flight.
+struct Connection {
+    server: Server,
+    env: RequestEnv,
+    tx: mpsc::Sender<Vec<u8>>,
+    in_flight: InFlight,
+    tasks: JoinSet<()>,
+}
+
+impl Connection {
+    /// Reads one line (the envelope once) and acts on it.
+    async fn receive(&mut self, line: &str) {
+        let inbound = classify_envelope(line.as_bytes());
+        match inbound {
+            Inbound::Malformed(m) => send_error(&self.tx, m.id.as_ref(), &m.error).await,
+            Inbound::Notification { method, params } => {
                 if method == "notifications/cancelled" {
-                    cancel(&in_flight, params);
+                    cancel(&self.in_flight, params);
                 } else {
                     tracing::debug!(%method, "notification ignored");
                 }
-                continue;
             }
-            Ok(Incoming::Result { id, .. }) | Ok(Incoming::Error { id: Some(id), .. }) => {
+            Inbound::Response { id: Some(id), .. } => {
                 tracing::warn!(%id, "ignoring a response: this server sends no requests");
-                continue;
             }
-            Ok(Incoming::Error { id: None, error }) => {
-                tracing::warn!(%error, "the client reported an error");
-                continue;
+            Inbound::Response { id: None, outcome } => {
+                tracing::warn!(error = ?outcome.err(), "the client reported an error");
             }
-            Ok(Incoming::Request { id, .. }) => id,
-        };
+            request @ Inbound::Request { .. } => {
+                if let Some(request) = request.into_owned_request() {
+                    self.start(request).await;
+                }
+            }
+        }
+    }
+
+    /// Starts a request on a task of its own (an id already in flight is refused).
+    async fn start(&mut self, request: OwnedRequest) {
+        let id = request.id.clone();
         let token = CancellationToken::new();
         let duplicate = {
-            let mut map = in_flight.lock().unwrap_or_else(|p| p.into_inner());
+            let mut map = self.in_flight.lock().unwrap_or_else(|p| p.into_inner());
             let duplicate = map.contains_key(&id);
             if !duplicate {
                 map.insert(id.clone(), token.clone());
@@ -130,21 +154,20 @@ where
                 ErrorCode::INVALID_REQUEST,
                 format!("Invalid request: id {id} is already in use by a request in flight"),
             );
-            send_error(&tx, Some(&id), &e).await;
-            continue;
+            return send_error(&self.tx, Some(&id), &e).await;
         }
-        let env = options
+        let env = self
             .env
             .clone()
             .cancel(token)
-            .notifier(Notifier::from_sender(tx.clone()));
-        let server = server.clone();
-        let tx = tx.clone();
-        let in_flight = in_flight.clone();
-        tasks.spawn(async move {
+            .notifier(Notifier::from_sender(self.tx.clone()));
+        let server = self.server.clone();
+        let tx = self.tx.clone();
+        let in_flight = self.in_flight.clone();
+        self.tasks.spawn(async move {
             // Whatever happens on behalf of this request, a panic included, costs only
             // this request: it is answered -32603 and its id released.
-            let handled = AssertUnwindSafe(server.handle_message(line.as_bytes(), env))
+            let handled = AssertUnwindSafe(run(&server, &request, env))
                 .catch_unwind()
                 .await;
             in_flight
@@ -162,12 +185,20 @@ where
                 let _ = tx.send(r.to_bytes()).await;
             }
         });
-        // Reap finished tasks so the set does not grow with the connection's lifetime.
-        while tasks.try_join_next().is_some() {}
     }
-    while tasks.join_next().await.is_some() {}
-    drop(tx);
-    writing.await.map_err(io::Error::other)?
+
+    async fn refuse(&self, id: Option<&RequestId>, message: &str) {
+        let e = ErrorObject::new(ErrorCode::PARSE_ERROR, message);
+        send_error(&self.tx, id, &e).await;
+    }
+}
+
+/// Prepares and runs one request.
+async fn run(server: &Server, request: &OwnedRequest, env: RequestEnv) -> Option<Response> {
+    match server.prepare(request.id.clone(), &request.method, request.body()) {
+        Ok(prepared) => prepared.run(server, env).await,
+        Err(refused) => Some(refused),
+    }
 }
 
 fn cancel(in_flight: &InFlight, params: Option<&serde_json::value::RawValue>) {

@@ -9,4 +9,5 @@ mod fixture;
 mod auth;
 mod endpoint;
 mod hardening;
+mod layers;
 mod streams;

@@ -3,8 +3,9 @@
 //! ignored).
 
 use super::{NotificationSink, Outgoing, Transport};
+use crate::client::error::ConfigError;
 use crate::client::error::TransportError;
-use crate::http::encode_header_value;
+use crate::header_value::encode as encode_header_value;
 use bytes::Bytes;
 use futures_util::future::BoxFuture;
 use http::header::{ACCEPT, CONTENT_TYPE};
@@ -38,11 +39,12 @@ impl HttpTransport {
     pub fn new(url: &str) -> Result<Self, TransportError> {
         let url: Uri = url
             .parse()
-            .map_err(|e| TransportError::Io(format!("invalid URL {url}: {e}")))?;
+            .map_err(|e: http::uri::InvalidUri| config_url(url, e.to_string()))?;
         if url.scheme_str() != Some("http") {
-            return Err(TransportError::Io(format!(
-                "only http:// URLs are supported: {url}"
-            )));
+            return Err(config_url(
+                &url.to_string(),
+                "only http:// URLs are supported".into(),
+            ));
         }
         let mut connector = HttpConnector::new();
         connector.set_nodelay(true);
@@ -66,9 +68,13 @@ impl HttpTransport {
 
     /// Adds a header to every request (e.g. `Authorization`).
     pub fn header(mut self, name: &str, value: &str) -> Result<Self, TransportError> {
-        let n = HeaderName::from_bytes(name.as_bytes())
-            .map_err(|e| TransportError::Io(e.to_string()))?;
-        let v = HeaderValue::from_str(value).map_err(|e| TransportError::Io(e.to_string()))?;
+        let bad = || {
+            TransportError::Config(ConfigError::Header {
+                name: name.to_owned(),
+            })
+        };
+        let n = HeaderName::from_bytes(name.as_bytes()).map_err(|_| bad())?;
+        let v = HeaderValue::from_str(value).map_err(|_| bad())?;
         self.extra.append(n, v);
         Ok(self)
     }
@@ -87,13 +93,13 @@ impl HttpTransport {
         }
         let mut request = builder
             .body(Full::new(Bytes::from(req.body)))
-            .map_err(|e| TransportError::Io(e.to_string()))?;
+            .map_err(|e| TransportError::Connection(Box::new(e)))?;
         request.headers_mut().extend(self.extra.clone());
         let response = self
             .client
             .request(request)
             .await
-            .map_err(|e| TransportError::Io(e.to_string()))?;
+            .map_err(|e| TransportError::Connection(Box::new(e)))?;
         let status = response.status();
         let sse = response
             .headers()
@@ -160,6 +166,13 @@ impl HttpTransport {
             }
         }
     }
+}
+
+fn config_url(url: &str, reason: String) -> TransportError {
+    TransportError::Config(ConfigError::Url {
+        url: url.to_owned(),
+        reason,
+    })
 }
 
 impl Transport for HttpTransport {

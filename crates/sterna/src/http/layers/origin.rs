@@ -1,0 +1,132 @@
+//! DNS-rebinding protection: the `Origin` (and, for local servers, the `Host`) must be
+//! allowed, or the request gets 403.
+
+use super::{Checked, refuse};
+use crate::http::config::OriginPolicy;
+use bytes::Bytes;
+use futures_util::future::Either;
+use http::header::{HOST, ORIGIN};
+use http::{HeaderMap, Request, Response, StatusCode};
+use std::sync::Arc;
+use std::task::{Context, Poll};
+use tower_layer::Layer;
+use tower_service::Service;
+
+/// Refuses requests from origins the policy does not allow (403).
+#[derive(Debug, Clone)]
+pub struct OriginLayer {
+    policy: Arc<OriginPolicy>,
+}
+
+impl OriginLayer {
+    /// A layer enforcing `policy`.
+    pub fn new(policy: OriginPolicy) -> Self {
+        Self {
+            policy: Arc::new(policy),
+        }
+    }
+}
+
+impl<S> Layer<S> for OriginLayer {
+    type Service = OriginService<S>;
+
+    fn layer(&self, inner: S) -> OriginService<S> {
+        OriginService {
+            inner,
+            policy: self.policy.clone(),
+        }
+    }
+}
+
+/// The service of [`OriginLayer`].
+#[derive(Debug, Clone)]
+pub struct OriginService<S> {
+    inner: S,
+    policy: Arc<OriginPolicy>,
+}
+
+impl<S, B, R> Service<Request<B>> for OriginService<S>
+where
+    S: Service<Request<B>, Response = Response<R>>,
+    R: From<Bytes>,
+{
+    type Response = Response<R>;
+    type Error = S::Error;
+    type Future = Checked<S::Future, R, S::Error>;
+
+    fn poll_ready(&mut self, cx: &mut Context<'_>) -> Poll<Result<(), S::Error>> {
+        self.inner.poll_ready(cx)
+    }
+
+    fn call(&mut self, req: Request<B>) -> Self::Future {
+        if allowed(&self.policy, req.headers()) {
+            Either::Right(self.inner.call(req))
+        } else {
+            refuse(StatusCode::FORBIDDEN, "Forbidden: origin not allowed")
+        }
+    }
+}
+
+fn allowed(policy: &OriginPolicy, headers: &HeaderMap) -> bool {
+    let origin = headers.get(ORIGIN).map(|o| o.to_str().unwrap_or("\u{0}"));
+    match policy {
+        OriginPolicy::DangerousAny => true,
+        OriginPolicy::Allow(list) => origin.is_none_or(|o| list.iter().any(|a| a == o)),
+        OriginPolicy::Localhost => {
+            let host_ok = headers
+                .get(HOST)
+                .and_then(|h| h.to_str().ok())
+                .is_none_or(is_local_host);
+            let origin_ok =
+                origin.is_none_or(|o| o == "null" || origin_host(o).is_some_and(is_local_host));
+            host_ok && origin_ok
+        }
+    }
+}
+
+fn is_local_host(host: &str) -> bool {
+    let h = host.trim();
+    let name = if h.starts_with('[') {
+        // `[::1]` or `[::1]:port`: the brackets stay part of the name.
+        h.find(']').map_or(h, |end| &h[..=end])
+    } else {
+        h.rsplit_once(':').map_or(h, |(n, _)| n)
+    };
+    ["localhost", "127.0.0.1", "[::1]"]
+        .iter()
+        .any(|l| name.eq_ignore_ascii_case(l))
+}
+
+fn origin_host(origin: &str) -> Option<&str> {
+    let rest = origin.split_once("://")?.1;
+    Some(rest.split('/').next().unwrap_or(rest))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn local_hosts() {
+        for h in [
+            "localhost",
+            "LOCALHOST:3000",
+            "127.0.0.1",
+            "127.0.0.1:80",
+            "[::1]",
+            "[::1]:8080",
+        ] {
+            assert!(is_local_host(h), "{h}");
+        }
+        for h in [
+            "example.com",
+            "localhost.evil.com",
+            "127.0.0.2",
+            "[::1",
+            "[::2]:80",
+            "",
+        ] {
+            assert!(!is_local_host(h), "{h}");
+        }
+    }
+}

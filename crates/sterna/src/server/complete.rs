@@ -1,0 +1,90 @@
+//! `completion/complete`: the registered completer of a prompt argument or a template
+//! variable; no completer, no values.
+
+use super::completion::{Completer, CompletionRequest};
+use super::context::Context;
+use super::core::Server;
+use sterna_types::completion::Completion;
+
+impl Server {
+    /// `completion/complete`: the registered completer of a prompt argument or a template
+    /// variable; no completer, no values.
+    pub(crate) async fn complete(
+        &self,
+        id: sterna_types::jsonrpc::RequestId,
+        meta: std::sync::Arc<sterna_types::meta::RequestMeta>,
+        p: super::request::CompleteParams,
+        env: super::context::RequestEnv,
+    ) -> Option<super::response::Response> {
+        use super::guard::{guarded, started};
+        use sterna_types::error::ErrorObject;
+        let (completer, target) = self.completer(&p);
+        let ctx = Context::from_inner(super::context::Inner::request(
+            &self.inner.changes,
+            id.clone(),
+            "completion/complete",
+            target.into(),
+            meta,
+            &env,
+        ));
+        let completion = match completer {
+            None => Ok(Completion::default()),
+            Some(c) => {
+                let req = CompletionRequest {
+                    argument: p.argument.name,
+                    value: p.argument.value,
+                    context: p.context.and_then(|c| c.arguments).unwrap_or_default(),
+                };
+                match started(|| Ok(c.complete(ctx, req))) {
+                    Err(e) => Err(e),
+                    Ok(fut) => match guarded(fut, &env.cancel).await? {
+                        Ok(Ok(c)) => Ok(c),
+                        Ok(Err(e)) => Err(super::finalize::rpc_error(e)),
+                        Err(()) => Err(ErrorObject::internal("Internal error")),
+                    },
+                }
+            }
+        };
+        let body = completion.map(|completion| self.complete_result(completion));
+        Some(super::response::Response::with(id, body))
+    }
+
+    fn completer(
+        &self,
+        p: &super::request::CompleteParams,
+    ) -> (Option<&std::sync::Arc<dyn Completer>>, String) {
+        use sterna_types::completion::CompletionReference;
+        match &p.reference {
+            CompletionReference::Prompt { name, .. } => (
+                self.inner
+                    .prompts
+                    .get(name.as_str())
+                    .and_then(|e| e.completions.get(&p.argument.name)),
+                name.clone(),
+            ),
+            CompletionReference::Resource { uri } => (
+                self.inner
+                    .templates
+                    .iter()
+                    .find(|t| t.template == *uri)
+                    .and_then(|t| t.completions.get(&p.argument.name)),
+                uri.clone(),
+            ),
+        }
+    }
+
+    fn complete_result(&self, completion: Completion) -> Box<serde_json::value::RawValue> {
+        use sterna_types::completion::CompleteResult;
+        use sterna_types::meta::ResultMeta;
+        use sterna_types::result::ResultType;
+        serde_json::value::to_raw_value(&CompleteResult {
+            result_type: ResultType::Complete,
+            completion,
+            meta: Some(ResultMeta {
+                server_info: Some(self.inner.info.clone()),
+                ..ResultMeta::default()
+            }),
+        })
+        .expect("results serialize")
+    }
+}

@@ -1,0 +1,114 @@
+//! The first step of serving a request: read `_meta` and the params. A transport checks
+//! what it must between this step and [`Prepared::run`](super::dispatch) (HTTP compares
+//! its headers with [`Prepared::meta`] and [`Prepared::target`]); nothing calls back.
+//!
+//! **The era seam.** Everything that reaches `prepare` is a 2026-07-28 request: it carries
+//! its own `_meta` (version, capabilities), and a request without one is refused here
+//! (`-32602`). A 2025-11-25 client instead opens a session with `initialize`; its
+//! requests are answered by the legacy path, which supplies the session's negotiated
+//! version and capabilities in place of `_meta`.
+
+use super::core::Server;
+use super::inbound::Body;
+use super::request::{Params, REMOVED, invalid};
+use super::response::Response;
+use serde_json::value::RawValue;
+use sterna_types::error::{ErrorCode, ErrorObject};
+use sterna_types::jsonrpc::RequestId;
+use sterna_types::meta::RequestMeta;
+
+/// A request whose `_meta` was read, ready to [`run`](Prepared::run).
+pub(crate) struct Prepared<'a> {
+    pub(crate) id: RequestId,
+    pub(crate) method: &'a str,
+    pub(crate) meta: RequestMeta,
+    /// The decoded params, or why they could not be decoded (reported after the
+    /// envelope checks, so those errors come first).
+    pub(crate) params: Result<Params<'a>, ErrorObject>,
+    /// The raw params, for methods that read them later (`subscriptions/listen`).
+    pub(crate) raw: Option<&'a RawValue>,
+}
+
+impl<'a> Prepared<'a> {
+    /// The request's `_meta`.
+    pub(crate) fn meta(&self) -> &RequestMeta {
+        &self.meta
+    }
+
+    /// The tool or prompt name or resource URI, and the tool arguments (for header checks).
+    pub(crate) fn target(&self) -> (Option<&str>, Option<&'a RawValue>) {
+        self.params
+            .as_ref()
+            .map(Params::target)
+            .unwrap_or((None, None))
+    }
+}
+
+impl Server {
+    /// Reads `_meta` and the params of a request. `Err` is the answer when the request
+    /// cannot go further (params not an object, `_meta` missing or malformed).
+    pub(crate) fn prepare<'a>(
+        &self,
+        id: RequestId,
+        method: &'a str,
+        body: Body<'a>,
+    ) -> Result<Prepared<'a>, Response> {
+        let removed_method = REMOVED.contains(&method);
+        let (params, meta, raw) = match body {
+            Body::Decoded(p) => {
+                let (params, meta) = p.with_meta();
+                (params, meta, None)
+            }
+            Body::Raw(params) => {
+                let Some(raw) = params.filter(|p| p.get().trim_start().starts_with('{')) else {
+                    if removed_method {
+                        return Err(Response::error(Some(id), removed(method)));
+                    }
+                    let e = match params {
+                        None => invalid("Missing params: every request carries params._meta"),
+                        Some(_) => invalid("params must be an object"),
+                    };
+                    return Err(Response::early(id, e));
+                };
+                let (params, meta) = Params::read(method, raw);
+                (params, meta, Some(raw))
+            }
+        };
+        match meta {
+            Ok(meta) => Ok(Prepared {
+                id,
+                method,
+                meta,
+                params,
+                raw,
+            }),
+            Err(_) if removed_method => Err(Response::error(Some(id), removed(method))),
+            Err(e) => Err(Response::early(id, e)),
+        }
+    }
+}
+
+/// Checks that the request's protocol version is served (`-32022` otherwise).
+pub(crate) fn check_version(meta: &RequestMeta) -> Result<(), ErrorObject> {
+    if sterna_types::version::is_modern(&meta.protocol_version) {
+        Ok(())
+    } else {
+        Err(ErrorObject::unsupported_version(
+            sterna_types::version::MODERN_VERSIONS,
+            &meta.protocol_version,
+        ))
+    }
+}
+
+/// The answer to a method 2026-07-28 removed.
+pub(crate) fn removed(method: &str) -> ErrorObject {
+    ErrorObject::new(
+        ErrorCode::METHOD_NOT_FOUND,
+        format!(
+            "Method not found: {method} (not part of MCP {}; this server is stateless: send \
+             server/discover or any request with params._meta)",
+            sterna_types::version::LATEST
+        ),
+    )
+    .with_data(serde_json::json!({ "supported": sterna_types::version::MODERN_VERSIONS }))
+}
