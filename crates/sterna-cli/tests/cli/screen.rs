@@ -63,10 +63,16 @@ impl Screen {
         }
     }
 
-    /// The screen as text, now.
+    /// The screen as text, now: one line per row (a row filled to the last column is
+    /// not joined with the next, as `vt100::Screen::contents` would).
     pub(crate) fn contents(&mut self) -> String {
         self.pump();
-        self.parser.screen().contents()
+        self.parser
+            .screen()
+            .rows(0, COLS)
+            .map(|r| r.trim_end().to_owned())
+            .collect::<Vec<_>>()
+            .join("\n")
     }
 
     /// Waits until the screen shows `text`; returns the screen.

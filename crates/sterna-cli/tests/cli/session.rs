@@ -6,7 +6,7 @@ use crate::sterna;
 #[test]
 fn session_completes_names_and_calls_tools() {
     let mut s = Screen::spawn(&["connect", "--history", "/dev/null", "--", sterna(), "serve"]);
-    s.wait_for("sterna-demo> ");
+    s.wait_for("sterna-demo>");
     s.send("tools\r");
     s.wait_for("provision_database — Creates a database");
     s.send("call prov\t");
