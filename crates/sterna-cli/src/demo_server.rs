@@ -183,6 +183,14 @@ pub(crate) fn tools<K>(builder: ServerBuilder<K>) -> ServerBuilder<K> {
                 ),
         )
         .tool(sign_up_tool())
+        .tool(
+            Tool::new("touch_readme")
+                .description("Announces that sterna://readme changed (to try `listen`)")
+                .handler(|ctx: Context, _: NoArgs| async move {
+                    ctx.changes().resource_updated("sterna://readme");
+                    "Announced an update of sterna://readme"
+                }),
+        )
         .tool(deploy_tool())
         .prompt(
             Prompt::new("greet")

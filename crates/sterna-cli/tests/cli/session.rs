@@ -26,6 +26,11 @@ fn session_completes_names_and_calls_tools() {
         screen.contains("round 1: questions [\"pick_region\"]"),
         "{screen}"
     );
+    s.send("listen sterna://readme\r");
+    s.wait_for("⟳ listening:");
+    s.send("call touch_readme\r");
+    let screen3 = s.wait_for("⟳ resource updated: sterna://readme");
+    show("listen", &screen3);
     s.send("quit\r");
     assert_eq!(s.exit_code(), 0);
 }
