@@ -26,7 +26,8 @@ ensure_node22() {
   node --version | grep -q '^v22\.' || { echo "node 22 is not on PATH" >&2; return 1; }
 }
 
-# Sets CONFORMANCE to the pinned conformance CLI.
+# Sets CONFORMANCE to the pinned conformance CLI, CONFORMANCE_REQUIREMENTS_DIR to its frozen
+# requirement sets (one YAML per revision) and CONFORMANCE_REQUIREMENTS to 2026-07-28's.
 ensure_conformance() {
   ensure_node22 || return 1
   local dir="$STERNA_CACHE/conformance-$CONFORMANCE_VERSION"
@@ -35,7 +36,8 @@ ensure_conformance() {
     (cd "$dir" && npm init -y >/dev/null && npm install --no-audit --no-fund --silent "@modelcontextprotocol/conformance@$CONFORMANCE_VERSION") >&2
   fi
   CONFORMANCE="$dir/node_modules/.bin/conformance"
-  CONFORMANCE_REQUIREMENTS="$dir/node_modules/@modelcontextprotocol/conformance/requirements/2026-07-28.yaml"
+  CONFORMANCE_REQUIREMENTS_DIR="$dir/node_modules/@modelcontextprotocol/conformance/requirements"
+  CONFORMANCE_REQUIREMENTS="$CONFORMANCE_REQUIREMENTS_DIR/2026-07-28.yaml"
 }
 
 # Starts a command that prints "listening on http://HOST:PORT/mcp" (stdout or stderr) and

@@ -142,9 +142,20 @@ fn options(o: &Map<String, Value>) -> Result<Option<EnumOptions>, Unfit> {
             .filter(|v| !v.is_null())
             .map(|v| v.as_str().map(str::to_owned))
             .collect();
-        return v
-            .map(|v| Some(EnumOptions::Untitled(v)))
-            .ok_or(Unfit::Options);
+        let values = v.ok_or(Unfit::Options)?;
+        // The legacy labels (`enumNames`, added with `#[schemars(extend(..))]`), one per value.
+        return match o.get("enumNames") {
+            None => Ok(Some(EnumOptions::Untitled(values))),
+            Some(Value::Array(names)) if names.len() == values.len() => {
+                let names: Option<Vec<String>> = names
+                    .iter()
+                    .map(|n| n.as_str().map(str::to_owned))
+                    .collect();
+                let names = names.ok_or(Unfit::Options)?;
+                Ok(Some(EnumOptions::LegacyTitled { values, names }))
+            }
+            Some(_) => Err(Unfit::Options),
+        };
     }
     let Some(Value::Array(variants)) = o.get("oneOf").or_else(|| o.get("anyOf")) else {
         return Ok(None);
@@ -311,6 +322,34 @@ mod tests {
     #[expect(dead_code, reason = "only its schema is used")]
     struct Inner {
         x: String,
+    }
+
+    #[derive(Deserialize, JsonSchema)]
+    #[expect(dead_code, reason = "only its schema is used")]
+    struct Legacy {
+        #[schemars(extend("enumNames" = ["Europe", "America"]))]
+        region: super::fixtures::Region,
+    }
+
+    #[derive(Deserialize, JsonSchema)]
+    #[expect(dead_code, reason = "only its schema is used")]
+    struct Mismatched {
+        #[schemars(extend("enumNames" = ["Europe"]))]
+        region: super::fixtures::Region,
+    }
+
+    #[test]
+    fn enum_names_give_a_legacy_titled_select() {
+        let s = form_schema::<Legacy>().unwrap();
+        let v = serde_json::to_value(&s.schema).unwrap();
+        assert_eq!(
+            v["properties"]["region"],
+            json!({"type": "string", "enum": ["eu-west-1", "us-east-1"], "enumNames": ["Europe", "America"]})
+        );
+        let back: ElicitSchema = serde_json::from_value(v).unwrap();
+        assert_eq!(back, s.schema, "the legacy form round-trips");
+        let err = form_schema::<Mismatched>().unwrap_err().to_string();
+        assert!(err.contains("region"), "{err}");
     }
 
     #[test]

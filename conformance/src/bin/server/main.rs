@@ -3,6 +3,9 @@
 //!
 //! `conformance-server [--port N]` (or `PORT=N`) serves `http://127.0.0.1:N/mcp`.
 
+mod asks;
+mod streams;
+
 use base64::Engine;
 use schemars::JsonSchema;
 use serde::Deserialize;
@@ -466,6 +469,7 @@ fn build() -> Server {
     let b =
         Server::builder("sterna-conformance-server", env!("CARGO_PKG_VERSION")).state_keys(keys);
     let b = prompts_and_resources(extra_tools(classic_tools(mrtr_tools(b))));
+    let b = streams::tools(asks::tools(b));
     b.build().expect("the fixture is valid")
 }
 
