@@ -1,7 +1,7 @@
 //! 2025-11-25 clients over the stream transport: `initialize`, a session that follows the
 //! negotiated revision, and the same handlers asking through pushed requests.
 
-use super::fixture::server;
+use super::fixture::{server, server_with};
 use super::wire::{Wire, caps_all, meta};
 use serde_json::{Value, json};
 use std::sync::atomic::Ordering;
@@ -106,4 +106,58 @@ async fn an_undeclared_capability_is_a_tool_error_not_a_2026_code() {
     let r = legacy_recv(&mut w).await;
     assert_eq!(r["result"]["isError"], true, "{r}");
     let _ = caps_all();
+}
+
+/// A form whose fields are not in alphabetical order.
+#[derive(serde::Deserialize, schemars::JsonSchema)]
+struct Shipment {
+    zone: String,
+    amount: i64,
+    label: String,
+}
+
+/// Regression: the push loop turned each question into a `serde_json::Value`, which sorts
+/// keys, so a 2025 client saw the form's fields in alphabetical order instead of the
+/// order the type declares them in (as a 2026-07-28 client sees them).
+#[tokio::test]
+async fn pushed_forms_keep_their_fields_in_declaration_order() {
+    use sterna::mrtr::form;
+    use sterna::server::{Context, NoArgs, Tool};
+    let (srv, _) = server_with(|b| {
+        b.tool(
+            Tool::new("ship")
+                .description("asks a shipment form")
+                .ask(|_: &NoArgs| form::<Shipment>("Where to?"))
+                .run(
+                    |_c: Context, _: NoArgs, s: sterna::Elicitation<Shipment>| async move {
+                        s.accepted()
+                            .map(|s| format!("{} {} {}", s.zone, s.amount, s.label))
+                            .unwrap_or_default()
+                    },
+                ),
+        )
+    });
+    let mut w = Wire::new(&srv);
+    initialize(&mut w, json!({"elicitation": {}})).await;
+    w.send(&json!({"jsonrpc": "2.0", "id": 4, "method": "tools/call",
+                   "params": {"name": "ship", "arguments": {}}}))
+        .await;
+    let raw = w.recv_raw().await;
+    let at = |field: &str| {
+        raw.find(&format!("\"{field}\":{{"))
+            .unwrap_or_else(|| panic!("{field} in {raw}"))
+    };
+    assert!(
+        at("zone") < at("amount") && at("amount") < at("label"),
+        "{raw}"
+    );
+    let push: Value = serde_json::from_str(&raw).unwrap();
+    assert_legacy(&push);
+    w.send(
+        &json!({"jsonrpc": "2.0", "id": push["id"], "result": {"action": "accept",
+                   "content": {"zone": "eu", "amount": 3, "label": "box"}}}),
+    )
+    .await;
+    let r = legacy_recv(&mut w).await;
+    assert_eq!(r["result"]["content"][0]["text"], "eu 3 box");
 }

@@ -178,6 +178,15 @@ impl Wire {
         }
     }
 
+    /// The next line as sent (key order kept), within 10 s.
+    pub async fn recv_raw(&mut self) -> String {
+        tokio::time::timeout(Duration::from_secs(10), self.lines.next_line())
+            .await
+            .expect("no message from the server within 10 s")
+            .unwrap()
+            .expect("the server closed the stream")
+    }
+
     pub async fn recv(&mut self) -> Value {
         self.recv_within(Duration::from_secs(10))
             .await

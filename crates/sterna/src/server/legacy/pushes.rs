@@ -41,7 +41,7 @@ struct Request<'a> {
     id: &'a RequestId,
     method: &'a str,
     #[serde(skip_serializing_if = "Option::is_none")]
-    params: Option<&'a Value>,
+    params: Option<&'a RawValue>,
 }
 
 /// Removes a waiter however its push ends (answered, timed out, cancelled, dropped).
@@ -76,7 +76,7 @@ impl Pushes {
         &self,
         out: &Notifier,
         method: &str,
-        params: Option<&Value>,
+        params: Option<&RawValue>,
         within: Duration,
         cancel: &CancellationToken,
     ) -> Result<Value, PushFailure> {

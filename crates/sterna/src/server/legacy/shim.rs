@@ -221,7 +221,7 @@ async fn push_all(
         let (method, params) = legacy_request(session, &key, request);
         let answer = session
             .pushes
-            .ask(out, &method, params.as_ref(), within, &env.cancel)
+            .ask(out, &method, params.as_deref(), within, &env.cancel)
             .await?;
         Ok::<_, PushFailure>((key, answer))
     });
@@ -230,20 +230,31 @@ async fn push_all(
 }
 
 /// A question as a 2025 request: URL elicitations get an `elicitationId`; form
-/// elicitations lose `mode` before 2025-11-25.
+/// elicitations lose `mode` before 2025-11-25. The members stay raw JSON: through a
+/// `Value` (which sorts keys) a form's fields would reach the client out of order.
 fn legacy_request(
     session: &LegacySession,
     key: &str,
     request: InputRequest,
-) -> (String, Option<Value>) {
+) -> (String, Option<Box<RawValue>>) {
+    #[derive(serde::Deserialize)]
+    struct Wire {
+        #[serde(default)]
+        params: Option<BTreeMap<String, Box<RawValue>>>,
+    }
     let method = request.method().to_owned();
-    let wire = serde_json::to_value(&request).expect("questions serialize");
-    let mut params = wire.get("params").cloned();
-    if let Some(Value::Object(p)) = params.as_mut() {
-        match p.get("mode").and_then(Value::as_str) {
-            Some("url") => {
+    let wire = serde_json::to_string(&request).expect("questions serialize");
+    let mut params = serde_json::from_str::<Wire>(&wire)
+        .expect("a serialized question reads back")
+        .params;
+    if let Some(p) = params.as_mut() {
+        match p.get("mode").map(|m| m.get()) {
+            Some(r#""url""#) => {
                 let id = format!("{key}-{}", crate::state::random_id());
-                p.insert("elicitationId".into(), Value::String(id));
+                p.insert(
+                    "elicitationId".into(),
+                    to_raw_value(&id).expect("strings serialize"),
+                );
             }
             Some(_) if !sterna_types::legacy::at_least_2025_11_25(session.version) => {
                 p.remove("mode");
@@ -251,5 +262,6 @@ fn legacy_request(
             _ => {}
         }
     }
+    let params = params.map(|p| to_raw_value(&p).expect("params serialize"));
     (method, params)
 }
