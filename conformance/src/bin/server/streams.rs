@@ -1,6 +1,7 @@
 //! What the 2025-11-25 scenarios read from a request's stream and from the session:
-//! log messages during a call (`tools-call-with-logging`), a call whose stream a client
-//! may resume (`server-sse-polling`), and a resource to subscribe to.
+//! log messages during a call (`tools-call-with-logging`), a call that closes its
+//! stream's connection so the client resumes it (`server-sse-polling`), and a resource to
+//! subscribe to.
 
 use std::time::Duration;
 use sterna::server::{Context, NoArgs, Resource, ServerBuilder, Tool};
@@ -22,10 +23,14 @@ pub(crate) fn tools<K>(b: ServerBuilder<K>) -> ServerBuilder<K> {
     )
     .tool(
         Tool::new("test_reconnection")
-            .description("Answers on a stream after a pause (SSE polling, SEP-1699)")
+            .description(
+                "Closes its stream's connection mid-call, then answers: the client resumes \
+                 with Last-Event-ID (SSE polling, SEP-1699)",
+            )
             .handler(|ctx: Context, _: NoArgs| async move {
-                ctx.log(LoggingLevel::Info, "Reconnection test started")
-                    .await;
+                // Only a 2025-11-25 session over HTTP has a resumable stream; a 2026-07-28
+                // request just gets the answer.
+                ctx.close_stream();
                 tokio::time::sleep(Duration::from_millis(100)).await;
                 "Reconnection test completed successfully"
             }),

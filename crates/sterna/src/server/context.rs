@@ -70,6 +70,7 @@ pub struct RequestEnv {
     pub(crate) principal: Principal,
     pub(crate) notifier: Option<Notifier>,
     pub(crate) cancel: CancellationToken,
+    pub(crate) cut: Option<CancellationToken>,
 }
 
 impl RequestEnv {
@@ -96,6 +97,13 @@ impl RequestEnv {
         self.cancel = token;
         self
     }
+
+    /// Sets what closes the connection carrying the request's resumable stream (legacy
+    /// HTTP only; see [`Context::close_stream`]).
+    pub(crate) fn connection_cut(mut self, cut: CancellationToken) -> Self {
+        self.cut = Some(cut);
+        self
+    }
 }
 
 /// Everything a handler may want to know about its request, and the way to ask the client.
@@ -114,6 +122,7 @@ pub(crate) struct Inner {
     pub(crate) principal: Principal,
     pub(crate) notifier: Option<Notifier>,
     pub(crate) cancel: CancellationToken,
+    pub(crate) cut: Option<CancellationToken>,
     pub(crate) round: u32,
     pub(crate) prev_app: Option<Vec<u8>>,
     pub(crate) next_app: Mutex<Option<Vec<u8>>>,
@@ -140,6 +149,7 @@ impl Inner {
             principal: env.principal.clone(),
             notifier: env.notifier.clone(),
             cancel: env.cancel.clone(),
+            cut: env.cut.clone(),
             round: 1,
             prev_app: None,
             next_app: Mutex::new(None),
@@ -237,6 +247,25 @@ impl Context {
     /// the handler's future then; use it to stop work you spawned.
     pub fn cancellation(&self) -> &CancellationToken {
         &self.inner.cancel
+    }
+
+    /// Closes the connection that carries this request's stream, without ending the
+    /// request: 2025-11-25 polling (SEP-1699). The client got the reconnection delay
+    /// (`retry`) in the stream's first event; it reconnects with `Last-Event-ID` and
+    /// receives what was sent meanwhile, the response included. Useful for long-running
+    /// work behind proxies that drop idle connections.
+    ///
+    /// Only a 2025-11-25 session over Streamable HTTP has such a resumable stream; for
+    /// any other request (2026-07-28, where closing the stream cancels the request, or
+    /// stdio) this does nothing and returns `false`.
+    pub fn close_stream(&self) -> bool {
+        match &self.inner.cut {
+            Some(cut) => {
+                cut.cancel();
+                true
+            }
+            None => false,
+        }
     }
 
     /// Asks the client: one question, an optional one, or a tuple of questions asked

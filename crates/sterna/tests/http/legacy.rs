@@ -2,7 +2,7 @@
 //! stream, answers posted back, resumption with `Last-Event-ID`, DELETE.
 
 use super::client::{call, post, start};
-use super::fixture::server;
+use super::fixture::{server, server_with};
 use bytes::Bytes;
 use http::{HeaderMap, Request, StatusCode};
 use http_body_util::{BodyExt, Full};
@@ -249,6 +249,65 @@ async fn a_stream_cut_mid_question_is_resumed_with_last_event_id() {
         "Created logs in eu-west-1"
     );
     assert_eq!(c.provisioned.load(Ordering::SeqCst), 1);
+    s.shutdown().await;
+}
+
+/// A tool that closes its stream's connection, then answers (SEP-1699 polling).
+fn polling_tool(
+    b: sterna::server::ServerBuilder<sterna::StateKeys>,
+) -> sterna::server::ServerBuilder<sterna::StateKeys> {
+    use sterna::server::{Context, NoArgs, Tool};
+    b.tool(
+        Tool::new("poll")
+            .description("closes the connection, then answers")
+            .handler(|ctx: Context, _: NoArgs| async move {
+                let closed = ctx.close_stream();
+                tokio::time::sleep(Duration::from_millis(50)).await;
+                format!("closed: {closed}")
+            }),
+    )
+}
+
+#[tokio::test]
+async fn a_handler_closes_the_connection_and_the_client_resumes_the_stream() {
+    let (srv, _) = server_with(polling_tool);
+    let s = start(srv, HttpConfig::default(), None).await;
+    let session = initialize(s.addr, json!({})).await;
+    let mut stream = send(
+        s.addr,
+        "POST",
+        Some(&session),
+        &[],
+        Some(&tool_call(9, "poll", json!({}))),
+    )
+    .await;
+    assert_eq!(stream.headers["content-type"], "text/event-stream");
+    let priming = stream.next().await.unwrap();
+    assert!(priming.data.is_none());
+    assert!(
+        stream.next().await.is_none(),
+        "the connection closes before the response"
+    );
+    let last = priming.id.unwrap();
+    let mut resumed = send(
+        s.addr,
+        "GET",
+        Some(&session),
+        &[("last-event-id", &last)],
+        None,
+    )
+    .await;
+    assert_eq!(resumed.status, StatusCode::OK);
+    let done = resumed.message().await;
+    assert_eq!(done["id"], 9);
+    assert_eq!(done["result"]["content"][0]["text"], "closed: true");
+    assert!(
+        resumed.next().await.is_none(),
+        "the stream ends after the response"
+    );
+    // A 2026-07-28 request has no stream to resume: closing it would cancel the request.
+    let r = post(s.addr, &call(10, "poll", json!({}))).await;
+    assert_eq!(r.json()["result"]["content"][0]["text"], "closed: false");
     s.shutdown().await;
 }
 

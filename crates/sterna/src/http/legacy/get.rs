@@ -61,6 +61,7 @@ impl LegacyHttp {
             from,
             None,
             self.keep_alive,
+            None,
         ))))
     }
 

@@ -8,6 +8,7 @@ use std::collections::VecDeque;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 use tokio::sync::Notify;
+use tokio_util::sync::CancellationToken;
 
 /// The most events a stream keeps for replay; older ones are dropped.
 const KEEP: usize = 4096;
@@ -27,6 +28,9 @@ pub(crate) struct StreamLog {
     pub(crate) id: u64,
     state: Mutex<State>,
     changed: Notify,
+    /// The handler closed the connection that opened the stream (SEP-1699 polling): that
+    /// reader ends, the stream goes on for a client that resumes it.
+    cut: CancellationToken,
 }
 
 impl std::fmt::Debug for StreamLog {
@@ -68,7 +72,13 @@ impl StreamLog {
                 unread_since: Some(tokio::time::Instant::now()),
             }),
             changed: Notify::new(),
+            cut: CancellationToken::new(),
         })
+    }
+
+    /// What closes the connection that opened the stream (not the stream itself).
+    pub(crate) fn cut(&self) -> CancellationToken {
+        self.cut.clone()
     }
 
     fn lock(&self) -> std::sync::MutexGuard<'_, State> {
@@ -131,11 +141,14 @@ impl StreamLog {
                         _ => None,
                     };
                 }
-                if !s.events.is_empty() {
+                if !s.events.is_empty() || self.cut.is_cancelled() {
                     return None;
                 }
             }
-            changed.await;
+            tokio::select! {
+                _ = changed => {}
+                _ = self.cut.cancelled() => {}
+            }
         }
     }
 
@@ -173,40 +186,47 @@ impl Drop for Reading {
     }
 }
 
-/// The log's events after `cursor` as SSE, then whatever comes, until the stream ends;
-/// a comment every `keep_alive` while nothing happens. `lead` goes first (a priming
-/// event, a `retry` field).
+/// The log's events after `cursor` as SSE, then whatever comes, until the stream ends
+/// (or `until` fires: the connection closes, the stream goes on); a comment every
+/// `keep_alive` while nothing happens. `lead` goes first (a priming event, a `retry`
+/// field).
 pub(crate) fn follow(
     log: Arc<StreamLog>,
     cursor: u64,
     lead: Option<Bytes>,
     keep_alive: Duration,
+    until: Option<CancellationToken>,
 ) -> impl Stream<Item = Bytes> + Send + 'static {
+    let until = until.unwrap_or_default();
     let reading = Reading::new(log);
     futures_util::stream::unfold(
-        (reading, cursor, lead),
-        move |(reading, mut cursor, mut lead)| async move {
+        (reading, cursor, lead, until),
+        move |(reading, mut cursor, mut lead, until)| async move {
             if let Some(b) = lead.take() {
-                return Some((b, (reading, cursor, None)));
+                return Some((b, (reading, cursor, None, until)));
             }
             let log = reading.0.clone();
             loop {
                 let changed = log.changed.notified();
                 tokio::pin!(changed);
                 changed.as_mut().enable();
+                if until.is_cancelled() {
+                    return None;
+                }
                 match log.after(cursor) {
                     Err(()) => return None,
                     Ok(Some((seq, b))) => {
                         cursor = seq;
-                        return Some((b, (reading, cursor, None)));
+                        return Some((b, (reading, cursor, None, until)));
                     }
                     Ok(None) => {}
                 }
                 tokio::select! {
                     _ = changed => {}
+                    _ = until.cancelled() => return None,
                     _ = tokio::time::sleep(keep_alive) => {
                         let ping = Bytes::from_static(b": keep-alive\n\n");
-                        return Some((ping, (reading, cursor, None)));
+                        return Some((ping, (reading, cursor, None, until)));
                     }
                 }
             }
@@ -223,7 +243,7 @@ mod tests {
     async fn readers_replay_then_follow_until_the_end() {
         let log = StreamLog::new(3);
         log.push(b"{\"a\":1}");
-        let mut first = Box::pin(follow(log.clone(), 0, None, Duration::from_secs(60)));
+        let mut first = Box::pin(follow(log.clone(), 0, None, Duration::from_secs(60), None));
         assert_eq!(first.next().await.unwrap(), "id: 3-1\ndata: {\"a\":1}\n\n");
         log.push(b"{\"a\":2}");
         assert_eq!(first.next().await.unwrap(), "id: 3-2\ndata: {\"a\":2}\n\n");
@@ -232,7 +252,7 @@ mod tests {
         assert_eq!(log.readers(), 0);
         log.finish(Some(b"{\"result\":{}}"));
         // A resumed reader gets what came after its last event, then the stream ends.
-        let resumed: Vec<Bytes> = follow(log.clone(), 1, None, Duration::from_secs(60))
+        let resumed: Vec<Bytes> = follow(log.clone(), 1, None, Duration::from_secs(60), None)
             .collect()
             .await;
         assert_eq!(resumed.len(), 2);

@@ -168,7 +168,8 @@ impl LegacyHttp {
         let env = RequestEnv::new()
             .principal(principal)
             .notifier(notifier)
-            .cancel(cancel.clone());
+            .cancel(cancel.clone())
+            .connection_cut(log.cut());
         let task = Task {
             server: server.clone(),
             session,
@@ -183,7 +184,8 @@ impl LegacyHttp {
             return json(StatusCode::OK, only.to_vec());
         }
         let lead = self.priming(log.id);
-        let body = McpBody::stream(Box::pin(follow(log, 0, Some(lead), self.keep_alive)));
+        let cut = Some(log.cut());
+        let body = McpBody::stream(Box::pin(follow(log, 0, Some(lead), self.keep_alive, cut)));
         sse_response(body)
     }
 
