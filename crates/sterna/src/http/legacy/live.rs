@@ -28,11 +28,14 @@ pub(crate) struct Live {
 }
 
 impl Live {
-    /// A new stream for a request (ids start at 1; 0 is the standalone stream).
-    pub(crate) fn new_stream(&self) -> Arc<StreamLog> {
+    /// A new stream for a request (ids start at 1; 0 is the standalone stream). Streams
+    /// that ended more than `window` ago are forgotten.
+    pub(crate) fn new_stream(&self, window: Duration) -> Arc<StreamLog> {
         let id = self.next_stream.fetch_add(1, Ordering::Relaxed) + 1;
         let log = StreamLog::new(id);
-        lock(&self.streams).insert(id, log.clone());
+        let mut streams = lock(&self.streams);
+        streams.retain(|_, l| !l.expired(window));
+        streams.insert(id, log.clone());
         log
     }
 

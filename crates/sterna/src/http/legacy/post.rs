@@ -163,7 +163,7 @@ impl LegacyHttp {
             let e = ErrorObject::new(ErrorCode::INVALID_REQUEST, msg);
             return rpc_error(StatusCode::OK, Some(&request.id), &e);
         };
-        let log = live.new_stream();
+        let log = live.new_stream(self.config.resume_window);
         let (notifier, rx) = Notifier::channel(64);
         let env = RequestEnv::new()
             .principal(principal)
@@ -277,9 +277,8 @@ impl Task {
             save.after(&session).await;
         }
         log.finish(answer.map(|r| r.to_bytes()).as_deref());
+        // The log stays for a client that resumes late; the next stream of the session
+        // (or the end of the session) forgets it once the window has passed.
         live.release(&request.id);
-        // Kept for a client that resumes late, then forgotten.
-        tokio::time::sleep(window).await;
-        live.forget_stream(log.id);
     }
 }
