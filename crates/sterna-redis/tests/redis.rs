@@ -31,6 +31,10 @@ impl Drop for Server {
 }
 
 impl Server {
+    #[expect(
+        clippy::zombie_processes,
+        reason = "the child is owned by Server, whose Drop kills and waits for it"
+    )]
     pub fn start() -> Self {
         let port = TcpListener::bind("127.0.0.1:0")
             .unwrap()
