@@ -7,6 +7,7 @@
 //! |---|---|---|
 //! | single-use states, consumed at most once across the fleet | [`RedisReplayStore`] | [`ReplayStore`](sterna::state::ReplayStore) |
 //! | 2025-11-25 session records, so any replica serves any session | [`RedisSessionStore`] | [`SessionStore`](sterna::http::SessionStore) |
+//! | list and resource changes to every replica's listeners; answers, cancellations and session ends to the replica running the request | [`RedisBus`] | [`Changes::forward_with`](sterna::server::Changes::forward_with), [`SessionBus`](sterna::http::SessionBus) |
 //!
 //! Every key starts with a prefix (default `sterna`) and every operation touches one key,
 //! so the layout works on a Redis Cluster too. When Redis cannot be reached, the affected
@@ -21,9 +22,11 @@
 //! # Ok(()) }
 //! ```
 
+mod bus;
 mod replay;
 mod sessions;
 
+pub use bus::RedisBus;
 pub use replay::RedisReplayStore;
 pub use sessions::RedisSessionStore;
 
@@ -35,7 +38,6 @@ use std::time::Duration;
 /// on its own), and the prefix of every key.
 #[derive(Clone)]
 pub struct Redis {
-    #[expect(dead_code, reason = "kept for the pub/sub connections")]
     pub(crate) client: redis::Client,
     pub(crate) conn: ConnectionManager,
     pub(crate) prefix: String,

@@ -13,9 +13,9 @@ use sterna_redis::Redis;
 
 /// A redis-server of our own, stopped when dropped.
 #[derive(Debug)]
-pub struct Server {
+pub(crate) struct Server {
     child: Child,
-    pub url: String,
+    pub(crate) url: String,
     _dir: std::path::PathBuf,
 }
 
@@ -35,7 +35,7 @@ impl Server {
         clippy::zombie_processes,
         reason = "the child is owned by Server, whose Drop kills and waits for it"
     )]
-    pub fn start() -> Self {
+    pub(crate) fn start() -> Self {
         let port = TcpListener::bind("127.0.0.1:0")
             .unwrap()
             .local_addr()
@@ -73,7 +73,7 @@ impl Server {
     }
 
     /// Freezes the server (a network blink: commands time out), or thaws it.
-    pub fn freeze(&self, frozen: bool) {
+    pub(crate) fn freeze(&self, frozen: bool) {
         let sig = if frozen { "-STOP" } else { "-CONT" };
         Command::new("kill")
             .arg(sig)

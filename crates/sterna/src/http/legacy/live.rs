@@ -65,11 +65,10 @@ impl Live {
         lock(&self.in_flight).remove(id);
     }
 
-    /// `notifications/cancelled` for `id`.
-    pub(crate) fn cancel(&self, id: &RequestId) {
-        if let Some(t) = lock(&self.in_flight).remove(id) {
-            t.cancel();
-        }
+    /// `notifications/cancelled` for `id`; `false` when it does not run here.
+    pub(crate) fn cancel(&self, id: &RequestId) -> bool {
+        let token = lock(&self.in_flight).remove(id);
+        token.map(|t| t.cancel()).is_some()
     }
 
     /// How many requests run.
@@ -106,6 +105,11 @@ impl Lives {
             .or_insert_with(|| (Arc::default(), Instant::now()));
         entry.1 = Instant::now();
         entry.0.clone()
+    }
+
+    /// The live parts of session `id`, if this process holds any.
+    pub(crate) fn peek(&self, id: &str) -> Option<Arc<Live>> {
+        lock(&self.map).get(id).map(|(live, _)| live.clone())
     }
 
     /// Ends and forgets session `id`.
