@@ -31,6 +31,16 @@ impl Running {
 
 pub async fn start(server: Server, config: HttpConfig, auth: Option<AuthLayer>) -> Running {
     let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+    start_on(listener, server, config, auth)
+}
+
+/// Serves on a listener bound beforehand (when the URL must be known first).
+pub fn start_on(
+    listener: TcpListener,
+    server: Server,
+    config: HttpConfig,
+    auth: Option<AuthLayer>,
+) -> Running {
     let addr = listener.local_addr().unwrap();
     let (tx, rx) = oneshot::channel::<()>();
     let mut http = HttpServer::new(server).config(config);

@@ -208,7 +208,7 @@ impl AuthLayer {
             // Anonymous: authenticate first (401), asking for what this request needs.
             return Err(self.challenge(None, required, url.as_deref()));
         }
-        tracing::debug!(required = ?required, "insufficient scope");
+        tracing::debug!(principal = ?principal.id(), required = ?required, "insufficient scope");
         let error = Some((
             ErrorCode::InsufficientScope,
             "the token lacks a scope this operation needs".to_owned(),

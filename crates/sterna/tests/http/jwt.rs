@@ -1,0 +1,553 @@
+//! The resource server with JWT access tokens, over real TCP: a sterna server behind
+//! `AuthLayer<JwtValidator>`, the keys served by a tiny authorization server (`idp`).
+
+use super::client::{Reply, Running, call, meta, post, post_with, set, start_on};
+use super::fixture::server_with;
+use super::idp::{Idp, SigningKey, now, unsigned};
+use base64::Engine;
+use http::StatusCode;
+use serde_json::{Value, json};
+use sterna::Server;
+use sterna::http::HttpConfig;
+use sterna::http::auth::{
+    AuthLayer, JwtValidator, JwtValidatorBuilder, ResourceMetadata, ScopePolicy,
+};
+use sterna::server::{Context, NoArgs, Tool};
+use tokio::net::TcpListener;
+
+/// A tool that reports what the token granted, as handlers see it.
+pub fn whoami() -> sterna::server::ToolDef {
+    Tool::new("whoami")
+        .description("who the token says I am")
+        .handler(|ctx: Context, _: NoArgs| async move {
+            let p = ctx.principal();
+            let g = p.grant();
+            json!({
+                "id": p.id(),
+                "issuer": g.map(|g| g.issuer()),
+                "subject": g.map(|g| g.subject()),
+                "client_id": g.and_then(|g| g.client_id()),
+                "scopes": g.map(|g| g.scopes().collect::<Vec<_>>()),
+                "jti": g.and_then(|g| g.claim("jti")),
+            })
+            .to_string()
+        })
+}
+
+pub fn test_server() -> Server {
+    server_with(|b| b.tool(whoami())).0
+}
+
+/// The policy of these tests: `mcp:read` always, `mcp:write` to provision.
+pub fn policy() -> ScopePolicy {
+    ScopePolicy::new()
+        .always(["mcp:read"])
+        .tool("provision_database", ["mcp:write"])
+        .implies("mcp:admin", ["mcp:read", "mcp:write"])
+}
+
+pub struct Setup {
+    pub idp: Idp,
+    pub key: SigningKey,
+    pub resource: String,
+    pub s: Running,
+}
+
+impl Setup {
+    pub fn token(&self, sub: &str, scope: &str) -> String {
+        self.key.sign(&self.idp.claims(&self.resource, sub, scope))
+    }
+
+    pub fn metadata_url(&self) -> String {
+        format!(
+            "http://{}/.well-known/oauth-protected-resource/mcp",
+            self.s.addr
+        )
+    }
+}
+
+/// An authorization server with one published key, and a sterna server trusting it.
+pub async fn setup(tune: impl FnOnce(JwtValidatorBuilder) -> JwtValidatorBuilder) -> Setup {
+    let idp = Idp::start().await;
+    let key = SigningKey::generate("k1");
+    idp.publish(&[&key]);
+    let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let resource = format!("http://{}/mcp", listener.local_addr().unwrap());
+    let jwt = tune(JwtValidator::builder(&resource).issuer(idp.issuer()))
+        .build()
+        .unwrap();
+    let metadata = ResourceMetadata::new(&resource, idp.issuer())
+        .unwrap()
+        .scopes_supported(["mcp:read", "mcp:write"])
+        .resource_name("sterna test server");
+    let auth = AuthLayer::new(jwt)
+        .resource_metadata(metadata)
+        .scopes(policy());
+    let s = start_on(listener, test_server(), HttpConfig::default(), Some(auth));
+    Setup {
+        idp,
+        key,
+        resource,
+        s,
+    }
+}
+
+pub async fn post_as(addr: std::net::SocketAddr, body: &Value, token: &str) -> Reply {
+    post_with(addr, body, |h| {
+        set(h, "authorization", &format!("Bearer {token}"))
+    })
+    .await
+}
+
+pub fn www(r: &Reply) -> String {
+    r.headers
+        .get("www-authenticate")
+        .unwrap_or_else(|| panic!("no challenge on {}: {}", r.status, r.body))
+        .to_str()
+        .unwrap()
+        .to_owned()
+}
+
+pub fn list_tools(id: i64) -> Value {
+    json!({"jsonrpc": "2.0", "id": id, "method": "tools/list", "params": {"_meta": meta(json!({}))}})
+}
+
+#[tokio::test]
+async fn a_valid_token_authenticates_and_handlers_see_the_grant() {
+    let t = setup(|b| b).await;
+    let token = t.token("alice", "mcp:read mcp:write");
+    let r = post_as(t.s.addr, &call(1, "whoami", json!({})), &token).await;
+    assert_eq!(r.status, StatusCode::OK, "{}", r.body);
+    let me: Value =
+        serde_json::from_str(r.json()["result"]["content"][0]["text"].as_str().unwrap()).unwrap();
+    let issuer = t.idp.issuer();
+    assert_eq!(me["id"], format!("{issuer}#alice"));
+    assert_eq!(me["issuer"], issuer);
+    assert_eq!(me["subject"], "alice");
+    assert_eq!(me["client_id"], "test-client");
+    assert_eq!(me["scopes"], json!(["mcp:read", "mcp:write"]));
+    assert!(me["jti"].as_str().unwrap().starts_with("alice-"));
+    assert_eq!(
+        t.idp.metadata_fetches(),
+        1,
+        "jwks_uri discovered from RFC 8414 metadata"
+    );
+    assert_eq!(t.idp.jwks_fetches(), 1);
+    let again = post_as(t.s.addr, &list_tools(2), &token).await;
+    assert_eq!(again.status, StatusCode::OK);
+    assert_eq!(t.idp.jwks_fetches(), 1, "keys are cached");
+    t.s.shutdown().await;
+}
+
+#[tokio::test]
+async fn without_a_token_the_challenge_names_the_metadata_and_the_scope() {
+    let t = setup(|b| b).await;
+    let r = post(t.s.addr, &list_tools(1)).await;
+    assert_eq!(r.status, StatusCode::UNAUTHORIZED);
+    assert_eq!(
+        www(&r),
+        format!(
+            "Bearer realm=\"mcp\", scope=\"mcp:read\", resource_metadata=\"{}\"",
+            t.metadata_url()
+        )
+    );
+    t.s.shutdown().await;
+}
+
+/// Every way a token can be wrong: 401, `error="invalid_token"`, a description of the
+/// category, the metadata URL.
+#[tokio::test]
+async fn refused_tokens_get_401_invalid_token() {
+    let t = setup(|b| b).await;
+    let (res, iss) = (t.resource.clone(), t.idp.issuer());
+    let good = t.idp.claims(&res, "alice", "mcp:read");
+    let with = |patch: Value| {
+        let mut c = good.clone();
+        for (k, v) in patch.as_object().unwrap() {
+            c[k] = v.clone();
+        }
+        c
+    };
+    let stranger = SigningKey::generate("k1"); // same kid, other key: bad signature
+    let pem_like = serde_json::to_vec(&t.key.jwk).unwrap(); // the public key as an HMAC secret
+    let hs256 = {
+        let header = jsonwebtoken::Header {
+            kid: Some("k1".into()),
+            typ: Some("at+jwt".into()),
+            ..jsonwebtoken::Header::new(jsonwebtoken::Algorithm::HS256)
+        };
+        jsonwebtoken::encode(
+            &header,
+            &good,
+            &jsonwebtoken::EncodingKey::from_secret(&pem_like).unwrap(),
+        )
+        .unwrap()
+    };
+    let none = unsigned(
+        &json!({"alg": "none", "typ": "at+jwt", "kid": "k1"}),
+        &good,
+        "",
+    );
+    let mut no_sub = good.clone();
+    no_sub.as_object_mut().unwrap().remove("sub");
+    let cases: Vec<(&str, String, &str)> = vec![
+        ("bad signature", stranger.sign(&good), "bad signature"),
+        (
+            "wrong issuer",
+            t.key.sign(&with(json!({"iss": format!("{iss}/other")}))),
+            "untrusted issuer",
+        ),
+        (
+            "issuer with a trailing slash",
+            t.key.sign(&with(json!({"iss": format!("{iss}/")}))),
+            "untrusted issuer",
+        ),
+        (
+            "wrong audience",
+            t.key.sign(&with(json!({"aud": "http://127.0.0.1:1/mcp"}))),
+            "not issued for this resource",
+        ),
+        (
+            "audience list without us",
+            t.key.sign(&with(json!({"aud": ["a", "b"]}))),
+            "not issued for this resource",
+        ),
+        (
+            "expired",
+            t.key.sign(&with(json!({"exp": now() - 120}))),
+            "expired",
+        ),
+        (
+            "not yet valid",
+            t.key.sign(&with(json!({"nbf": now() + 120}))),
+            "not valid yet",
+        ),
+        (
+            "issued in the future",
+            t.key.sign(&with(json!({"iat": now() + 120}))),
+            "issued in the future",
+        ),
+        (
+            "no exp",
+            t.key.sign(&with(json!({"exp": null}))),
+            "claim exp",
+        ),
+        ("no sub", t.key.sign(&no_sub), "missing claim sub"),
+        (
+            "an ID token (typ JWT)",
+            t.key.sign_with(&good, |h| h.typ = Some("JWT".into())),
+            "typ",
+        ),
+        ("alg none", none, "algorithm not allowed"),
+        (
+            "HS256 keyed with the public key",
+            hs256,
+            "algorithm not allowed",
+        ),
+        (
+            "unknown kid",
+            t.key.sign_with(&good, |h| h.kid = Some("k9".into())),
+            "unknown signing key",
+        ),
+        ("not a JWT", "abc.def".into(), "malformed"),
+    ];
+    for (what, token, description) in cases {
+        let r = post_as(t.s.addr, &list_tools(1), &token).await;
+        assert_eq!(r.status, StatusCode::UNAUTHORIZED, "{what}: {}", r.body);
+        let challenge = www(&r);
+        assert!(
+            challenge.contains("error=\"invalid_token\""),
+            "{what}: {challenge}"
+        );
+        assert!(challenge.contains(description), "{what}: {challenge}");
+        assert!(
+            challenge.contains(&format!("resource_metadata=\"{}\"", t.metadata_url())),
+            "{what}"
+        );
+        assert_eq!(r.json()["error"], "invalid_token", "{what}: JSON body");
+    }
+    let ok = post_as(t.s.addr, &list_tools(1), &t.key.sign(&good)).await;
+    assert_eq!(ok.status, StatusCode::OK, "the unpatched token passes");
+    t.s.shutdown().await;
+}
+
+#[tokio::test]
+async fn a_missing_scope_is_403_with_a_step_up_challenge() {
+    let t = setup(|b| b).await;
+    let read_only = t.token("alice", "mcp:read");
+    let provision = call(1, "provision_database", json!({"name": "orders"}));
+    let r = post_as(t.s.addr, &provision, &read_only).await;
+    assert_eq!(r.status, StatusCode::FORBIDDEN, "{}", r.body);
+    let challenge = www(&r);
+    assert!(
+        challenge.starts_with("Bearer realm=\"mcp\", error=\"insufficient_scope\""),
+        "{challenge}"
+    );
+    assert!(
+        challenge.contains("scope=\"mcp:read mcp:write\""),
+        "every scope of the operation: {challenge}"
+    );
+    assert!(challenge.contains(&format!("resource_metadata=\"{}\"", t.metadata_url())));
+    assert_eq!(r.json()["error"], "insufficient_scope");
+    let add = post_as(
+        t.s.addr,
+        &call(2, "add", json!({"a": 1, "b": 2})),
+        &read_only,
+    )
+    .await;
+    assert_eq!(add.status, StatusCode::OK, "other tools need only mcp:read");
+    let none = post_as(t.s.addr, &list_tools(3), &t.token("alice", "")).await;
+    assert_eq!(none.status, StatusCode::FORBIDDEN);
+    assert!(www(&none).contains("scope=\"mcp:read\""));
+    for scope in ["mcp:read mcp:write", "mcp:admin"] {
+        let r = post_as(t.s.addr, &provision, &t.token("alice", scope)).await;
+        assert_eq!(r.status, StatusCode::OK, "{scope}: {}", r.body);
+        assert_eq!(r.json()["result"]["resultType"], "input_required");
+    }
+    t.s.shutdown().await;
+}
+
+/// The tool is read from the body, as the server will run it: naming a harmless tool in
+/// `Mcp-Name` does not lend its requirements.
+#[tokio::test]
+async fn a_lying_mcp_name_cannot_borrow_another_tools_scopes() {
+    let t = setup(|b| b).await;
+    let read_only = t.token("alice", "mcp:read");
+    let provision = call(1, "provision_database", json!({"name": "orders"}));
+    let r = post_with(t.s.addr, &provision, |h| {
+        set(h, "authorization", &format!("Bearer {read_only}"));
+        set(h, "mcp-name", "add");
+    })
+    .await;
+    assert_eq!(r.status, StatusCode::FORBIDDEN, "{}", r.body);
+    let writer = t.token("alice", "mcp:read mcp:write");
+    let add = call(2, "add", json!({"a": 1, "b": 2}));
+    let r = post_with(t.s.addr, &add, |h| {
+        set(h, "authorization", &format!("Bearer {writer}"));
+        set(h, "mcp-name", "provision_database");
+    })
+    .await;
+    assert_eq!(
+        r.code(),
+        -32020,
+        "and a header that disagrees with the body is refused"
+    );
+    t.s.shutdown().await;
+}
+
+#[tokio::test]
+async fn the_metadata_document_is_served_without_a_token() {
+    let t = setup(|b| b).await;
+    let (addr, path) = (t.s.addr, "/.well-known/oauth-protected-resource/mcp");
+    let get = |method: &'static str| send_to(addr, method, path, &[]);
+    let r = get("GET").await;
+    assert_eq!(r.status, StatusCode::OK);
+    assert_eq!(r.headers["access-control-allow-origin"], "*");
+    assert_eq!(r.headers["content-type"], "application/json");
+    assert_eq!(
+        r.json(),
+        json!({
+            "resource": t.resource,
+            "authorization_servers": [t.idp.issuer()],
+            "scopes_supported": ["mcp:read", "mcp:write"],
+            "bearer_methods_supported": ["header"],
+            "resource_name": "sterna test server",
+        })
+    );
+    assert_eq!(get("OPTIONS").await.status, StatusCode::NO_CONTENT);
+    assert_eq!(get("HEAD").await.status, StatusCode::OK);
+    assert_eq!(get("POST").await.status, StatusCode::METHOD_NOT_ALLOWED);
+    let elsewhere = send_to(
+        t.s.addr,
+        "GET",
+        "/.well-known/oauth-protected-resource",
+        &[],
+    )
+    .await;
+    assert_eq!(
+        elsewhere.status,
+        StatusCode::UNAUTHORIZED,
+        "the root is not served by default"
+    );
+    t.s.shutdown().await;
+}
+
+/// A GET of any path (the test client's `send` always targets `/mcp`).
+pub async fn send_to(
+    addr: std::net::SocketAddr,
+    method: &str,
+    path: &str,
+    headers: &[(String, String)],
+) -> Reply {
+    use bytes::Bytes;
+    use http_body_util::{BodyExt, Full};
+    let tcp = tokio::net::TcpStream::connect(addr).await.unwrap();
+    let io = hyper_util::rt::TokioIo::new(tcp);
+    let (mut sender, conn) = hyper::client::conn::http1::handshake(io).await.unwrap();
+    tokio::spawn(conn);
+    let mut req = http::Request::builder()
+        .method(method)
+        .uri(format!("http://{addr}{path}"))
+        .header("host", format!("127.0.0.1:{}", addr.port()));
+    for (k, v) in headers.iter().filter(|(k, _)| k != "host") {
+        req = req.header(k.as_str(), v.as_str());
+    }
+    let resp = sender
+        .send_request(req.body(Full::new(Bytes::new())).unwrap())
+        .await
+        .unwrap();
+    let (parts, body) = resp.into_parts();
+    let bytes = body.collect().await.unwrap().to_bytes();
+    Reply {
+        status: parts.status,
+        headers: parts.headers,
+        body: String::from_utf8_lossy(&bytes).into_owned(),
+    }
+}
+
+#[tokio::test]
+async fn rotated_keys_are_picked_up_by_a_refresh() {
+    let t = setup(|b| b.jwks_refresh_interval(std::time::Duration::ZERO)).await;
+    let r = post_as(t.s.addr, &list_tools(1), &t.token("alice", "mcp:read")).await;
+    assert_eq!(r.status, StatusCode::OK);
+    assert_eq!(t.idp.jwks_fetches(), 1);
+    // The issuer rotates: k2 replaces k1.
+    let k2 = SigningKey::generate("k2");
+    t.idp.publish(&[&k2]);
+    let new = k2.sign(&t.idp.claims(&t.resource, "alice", "mcp:read"));
+    let r = post_as(t.s.addr, &list_tools(2), &new).await;
+    assert_eq!(
+        r.status,
+        StatusCode::OK,
+        "unknown kid → refresh → accepted: {}",
+        r.body
+    );
+    assert_eq!(t.idp.jwks_fetches(), 2);
+    let r = post_as(t.s.addr, &list_tools(3), &new).await;
+    assert_eq!(r.status, StatusCode::OK);
+    assert_eq!(t.idp.jwks_fetches(), 2, "the new set is cached");
+    let old = post_as(t.s.addr, &list_tools(4), &t.token("alice", "mcp:read")).await;
+    assert_eq!(old.status, StatusCode::UNAUTHORIZED, "k1 was withdrawn");
+    assert!(www(&old).contains("unknown signing key"));
+    t.s.shutdown().await;
+}
+
+fn random_kid(i: usize) -> String {
+    let mut bytes = [0u8; 12];
+    bytes[..8].copy_from_slice(&(i as u64 ^ now()).to_le_bytes());
+    format!(
+        "attacker-{}",
+        base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(bytes)
+    )
+}
+
+/// Random `kid`s cost the issuer at most one fetch per refresh interval (default 30 s),
+/// concurrent misses share one fetch.
+#[tokio::test]
+async fn a_flood_of_unknown_kids_does_not_refetch_without_bound() {
+    let t = setup(|b| b).await;
+    let claims = t.idp.claims(&t.resource, "mallory", "mcp:read");
+    let forged: Vec<String> = (0..64)
+        .map(|i| t.key.sign_with(&claims, |h| h.kid = Some(random_kid(i))))
+        .collect();
+    let body = list_tools(1);
+    // First contact is a concurrent flood: one fetch for all of them.
+    let replies =
+        futures_util::future::join_all(forged.iter().map(|tok| post_as(t.s.addr, &body, tok)))
+            .await;
+    assert!(replies.iter().all(|r| r.status == StatusCode::UNAUTHORIZED));
+    assert_eq!(t.idp.jwks_fetches(), 1, "single flight");
+    // Then 200 more, in waves: still no refetch within the interval.
+    for wave in 0..4 {
+        let forged: Vec<String> = (0..50)
+            .map(|i| {
+                t.key
+                    .sign_with(&claims, |h| h.kid = Some(random_kid(1000 * (wave + 1) + i)))
+            })
+            .collect();
+        let replies =
+            futures_util::future::join_all(forged.iter().map(|tok| post_as(t.s.addr, &body, tok)))
+                .await;
+        assert!(replies.iter().all(|r| r.status == StatusCode::UNAUTHORIZED));
+    }
+    assert_eq!(t.idp.jwks_fetches(), 1, "264 unknown kids, one JWKS fetch");
+    let r = post_as(t.s.addr, &list_tools(2), &t.token("alice", "mcp:read")).await;
+    assert_eq!(r.status, StatusCode::OK, "legitimate tokens still pass");
+    t.s.shutdown().await;
+}
+
+/// The principal is `<iss>#<sub>`: a state issued to one is refused for another, also
+/// for the same `sub` from a second trusted issuer.
+#[tokio::test]
+async fn request_state_is_bound_to_the_token_principal() {
+    let idp_a = Idp::start().await;
+    let idp_b = Idp::start().await;
+    let (ka, kb) = (SigningKey::generate("a1"), SigningKey::generate("b1"));
+    idp_a.publish(&[&ka]);
+    idp_b.publish(&[&kb]);
+    let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let resource = format!("http://{}/mcp", listener.local_addr().unwrap());
+    let jwt = JwtValidator::builder(&resource)
+        .issuer_with_jwks(idp_a.issuer(), idp_a.jwks_uri())
+        .issuer_with_jwks(idp_b.issuer(), idp_b.jwks_uri())
+        .build()
+        .unwrap();
+    let auth = AuthLayer::new(jwt).scopes(policy());
+    let s = start_on(listener, test_server(), HttpConfig::default(), Some(auth));
+    let scope = "mcp:read mcp:write";
+    let alice = ka.sign(&idp_a.claims(&resource, "alice", scope));
+    let bob = ka.sign(&idp_a.claims(&resource, "bob", scope));
+    let other_alice = kb.sign(&idp_b.claims(&resource, "alice", scope));
+    let r1 = post_as(
+        s.addr,
+        &call(1, "provision_database", json!({"name": "orders"})),
+        &alice,
+    )
+    .await;
+    let mut retry = call(2, "provision_database", json!({"name": "orders"}));
+    retry["params"]["inputResponses"] =
+        json!({"pick_region": {"action": "accept", "content": {"region": "eu-west-1"}}});
+    retry["params"]["requestState"] = r1.json()["result"]["requestState"].clone();
+    assert_eq!(
+        post_as(s.addr, &retry, &bob).await.code(),
+        -32602,
+        "bob cannot finish alice's flow"
+    );
+    assert_eq!(
+        post_as(s.addr, &retry, &other_alice).await.code(),
+        -32602,
+        "nor can another issuer's alice"
+    );
+    let done = post_as(s.addr, &retry, &alice).await;
+    assert_eq!(
+        done.json()["result"]["content"][0]["text"],
+        "Created orders in eu-west-1"
+    );
+    s.shutdown().await;
+}
+
+#[tokio::test]
+async fn an_unreachable_issuer_is_503_not_401() {
+    let dead = TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let issuer = format!("http://{}", dead.local_addr().unwrap());
+    drop(dead);
+    let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let resource = format!("http://{}/mcp", listener.local_addr().unwrap());
+    let jwt = JwtValidator::builder(&resource)
+        .issuer(&issuer)
+        .build()
+        .unwrap();
+    let s = start_on(
+        listener,
+        test_server(),
+        HttpConfig::default(),
+        Some(AuthLayer::new(jwt)),
+    );
+    let key = SigningKey::generate("k1");
+    let token = key.sign(&json!({"iss": issuer, "aud": resource, "sub": "a", "exp": now() + 60}));
+    for _ in 0..3 {
+        let r = post_as(s.addr, &list_tools(1), &token).await;
+        assert_eq!(r.status, StatusCode::SERVICE_UNAVAILABLE);
+    }
+    s.shutdown().await;
+}
