@@ -14,4 +14,5 @@ mod introspection;
 mod jwt;
 mod layers;
 mod logs;
+mod oidc;
 mod streams;
