@@ -11,6 +11,7 @@ mod endpoint;
 mod hardening;
 mod idp;
 mod introspection;
+mod jwks;
 mod jwt;
 mod layers;
 mod logs;

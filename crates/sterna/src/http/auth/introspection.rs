@@ -1,12 +1,12 @@
 //! Token introspection (RFC 7662): the authorization server says whether a token is
 //! active, and what it grants. For opaque tokens, or to notice revocation at once.
 
-use super::Authenticator;
 use super::bearer::bearer_token;
 use super::claims::{check_times, grant};
 use super::discovery::discover;
 use super::error::{AuthError, ConfigError, DocumentProblem, TokenRejection, Unavailable};
 use super::fetch::{HttpFetch, HyperFetcher};
+use super::layer::Authenticator;
 use super::metadata::{is_http_url, split_resource};
 use crate::server::{AccessGrant, Principal};
 use base64::Engine;

@@ -1,13 +1,13 @@
 //! JWT access tokens (RFC 9068) validated at the resource server: the issuer's keys from
 //! its JWKS, an asymmetric algorithm allow-list, `typ`, `iss`, `aud`, `exp`/`nbf`/`iat`.
 
-use super::Authenticator;
 use super::alg::SigningAlg;
 use super::bearer::bearer_token;
 use super::claims::{check_times, grant};
 use super::error::{AuthError, ConfigError, TokenRejection};
 use super::fetch::{HttpFetch, HyperFetcher};
 use super::jwks::{JwksCache, JwksSource, RefreshPolicy};
+use super::layer::Authenticator;
 use super::metadata::{is_http_url, split_resource};
 use crate::server::{AccessGrant, Principal};
 use base64::Engine;

@@ -1,8 +1,8 @@
 //! A fixed map of bearer tokens, for demos and tests.
 
-use super::Authenticator;
 use super::bearer::bearer_token;
 use super::error::{AuthError, TokenRejection};
+use super::layer::Authenticator;
 use crate::server::Principal;
 use futures_util::future::BoxFuture;
 use http::HeaderMap;
