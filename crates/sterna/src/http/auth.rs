@@ -61,6 +61,6 @@ pub use introspection::{Introspection, IntrospectionBuilder};
 #[cfg(feature = "jwt")]
 pub use jwt::{JwtValidator, JwtValidatorBuilder};
 pub use layer::{AuthBody, AuthLayer, AuthService, Authenticator};
-pub use metadata::{MetadataLayer, MetadataService, ResourceMetadata};
+pub use metadata::{MetadataLayer, MetadataService, NotFound, ResourceMetadata};
 pub use scope::ScopePolicy;
 pub use static_tokens::BearerTokens;

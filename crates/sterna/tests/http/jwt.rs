@@ -446,3 +446,42 @@ async fn an_unreachable_issuer_is_503_not_401() {
     }
     s.shutdown().await;
 }
+
+/// The layer and the metadata service mount in axum like any tower pieces.
+#[tokio::test]
+async fn the_layer_and_the_metadata_mount_in_axum() {
+    use tower_layer::Layer;
+    let idp = Idp::start().await;
+    let key = SigningKey::generate("k1");
+    idp.publish(&[&key]);
+    let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    let resource = format!("http://{addr}/mcp");
+    let jwt = JwtValidator::builder(&resource)
+        .issuer(idp.issuer())
+        .build()
+        .unwrap();
+    let meta = ResourceMetadata::new(&resource, idp.issuer()).unwrap();
+    let auth = AuthLayer::new(jwt)
+        .resource_metadata(meta.clone())
+        .scopes(policy());
+    let mcp = sterna::http::McpService::new(test_server(), HttpConfig::default());
+    let app = axum::Router::new()
+        .route_service("/mcp", auth.layer(mcp))
+        .route_service(meta.path(), meta.service());
+    let handle = tokio::spawn(async move { axum::serve(listener, app).await });
+    let r = post(addr, &list_tools(1)).await;
+    assert_eq!(r.status, StatusCode::UNAUTHORIZED);
+    assert!(www(&r).contains(&meta.url()));
+    let doc = send_to(addr, "GET", meta.path(), &[]).await;
+    assert_eq!(doc.json()["resource"], resource);
+    let token = key.sign(&idp.claims(&resource, "alice", "mcp:read mcp:write"));
+    let r = post_as(
+        addr,
+        &call(2, "provision_database", json!({"name": "x"})),
+        &token,
+    )
+    .await;
+    assert_eq!(r.json()["result"]["resultType"], "input_required");
+    handle.abort();
+}

@@ -141,6 +141,12 @@ impl ResourceMetadata {
         doc
     }
 
+    /// A service answering the document's path(s), 404 elsewhere: to mount next to the
+    /// endpoint in your own router (`route_service(meta.path(), meta.service())`).
+    pub fn service(&self) -> MetadataService<NotFound> {
+        tower_layer::Layer::layer(&self.layer(), NotFound)
+    }
+
     /// A layer answering the document's path(s) and passing everything else on.
     pub fn layer(&self) -> MetadataLayer {
         MetadataLayer {
@@ -247,6 +253,24 @@ where
             return Either::Left(ready(Ok(self.served.answer(req.method()))));
         }
         Either::Right(self.inner.call(req))
+    }
+}
+
+/// A service answering 404 to everything (behind [`ResourceMetadata::service`]).
+#[derive(Debug, Clone, Copy, Default)]
+pub struct NotFound;
+
+impl<B> tower_service::Service<Request<B>> for NotFound {
+    type Response = Response<McpBody>;
+    type Error = std::convert::Infallible;
+    type Future = Ready<Result<Response<McpBody>, std::convert::Infallible>>;
+
+    fn poll_ready(&mut self, _: &mut Context<'_>) -> Poll<Result<(), Self::Error>> {
+        Poll::Ready(Ok(()))
+    }
+
+    fn call(&mut self, _: Request<B>) -> Self::Future {
+        ready(Ok(plain(StatusCode::NOT_FOUND)))
     }
 }
 
