@@ -151,10 +151,19 @@ enum Either {
     WithMetadata(super::auth::MetadataService<Authed>),
 }
 
+type RoutedFuture = <Routed as tower_service::Service<http::Request<Incoming>>>::Future;
+type AuthedFuture = <Authed as tower_service::Service<http::Request<Incoming>>>::Future;
+type MetaFuture = <super::auth::MetadataService<Authed> as tower_service::Service<
+    http::Request<Incoming>,
+>>::Future;
+
 impl tower_service::Service<http::Request<Incoming>> for Either {
     type Response = http::Response<super::body::McpBody>;
     type Error = std::convert::Infallible;
-    type Future = futures_util::future::BoxFuture<'static, Result<Self::Response, Self::Error>>;
+    type Future = futures_util::future::Either<
+        RoutedFuture,
+        futures_util::future::Either<AuthedFuture, MetaFuture>,
+    >;
 
     fn poll_ready(
         &mut self,
@@ -164,11 +173,11 @@ impl tower_service::Service<http::Request<Incoming>> for Either {
     }
 
     fn call(&mut self, req: http::Request<Incoming>) -> Self::Future {
-        use futures_util::FutureExt;
+        use futures_util::future::Either::{Left, Right};
         match self {
-            Self::Plain(s) => s.call(req).boxed(),
-            Self::Auth(s) => s.call(req),
-            Self::WithMetadata(s) => s.call(req).boxed(),
+            Self::Plain(s) => Left(s.call(req)),
+            Self::Auth(s) => Right(Left(s.call(req))),
+            Self::WithMetadata(s) => Right(Right(s.call(req))),
         }
     }
 }

@@ -20,6 +20,9 @@ use std::task::{Context, Poll};
 
 type BoxError = Box<dyn std::error::Error + Send + Sync>;
 
+/// How long the layer waits for a body it must read (per-target scope rules).
+const BODY_TIME: std::time::Duration = std::time::Duration::from_secs(30);
+
 /// The answer refusing a request.
 type Refusal = Box<Response<McpBody>>;
 
@@ -59,7 +62,7 @@ pub struct AuthLayer {
     auth: Arc<dyn Authenticator>,
     required: bool,
     realm: Arc<str>,
-    metadata: Option<Arc<ResourceMetadata>>,
+    metadata: Option<(Arc<str>, MetadataLayer)>,
     scopes: Arc<ScopePolicy>,
     max_body: usize,
 }
@@ -69,7 +72,7 @@ impl fmt::Debug for AuthLayer {
         f.debug_struct("AuthLayer")
             .field("required", &self.required)
             .field("realm", &self.realm)
-            .field("metadata", &self.metadata.as_ref().map(|m| m.url()))
+            .field("metadata", &self.metadata.as_ref().map(|m| &m.0))
             .field("scopes", &self.scopes)
             .finish()
     }
@@ -106,7 +109,7 @@ impl AuthLayer {
     /// [`HttpServer`](super::super::HttpServer) serves it (mounting the endpoint
     /// yourself, serve it with [`ResourceMetadata::layer`]).
     pub fn resource_metadata(mut self, metadata: ResourceMetadata) -> Self {
-        self.metadata = Some(Arc::new(metadata));
+        self.metadata = Some((metadata.url().into(), metadata.layer()));
         self
     }
 
@@ -117,7 +120,8 @@ impl AuthLayer {
     }
 
     /// The largest body read to find the target of a request when the
-    /// [`ScopePolicy`] has per-target rules (default 4 MiB; larger ones get 413).
+    /// [`ScopePolicy`] has per-target rules (default 4 MiB; larger ones get 413; a body
+    /// that takes longer than 30 s gets 408).
     pub fn max_body(mut self, bytes: usize) -> Self {
         self.max_body = bytes;
         self
@@ -125,7 +129,11 @@ impl AuthLayer {
 
     /// The layer serving the metadata document, if there is one.
     pub(crate) fn metadata_layer(&self) -> Option<MetadataLayer> {
-        self.metadata.as_ref().map(|m| m.layer())
+        self.metadata.as_ref().map(|m| m.1.clone())
+    }
+
+    fn metadata_url(&self) -> Option<&str> {
+        self.metadata.as_ref().map(|m| &*m.0)
     }
 
     fn challenge<'a>(
@@ -147,17 +155,15 @@ impl AuthLayer {
 
     /// The principal of a request, or the answer refusing it.
     async fn principal(&self, headers: &HeaderMap) -> Result<Principal, Refusal> {
-        let url = self.metadata.as_ref().map(|m| m.url());
+        let url = self.metadata_url();
         let refuse = |code: ErrorCode, e: &AuthError| {
             tracing::debug!(reason = %e, "credentials refused");
             let scope = self.scopes.base();
-            Err(self.challenge(Some((code, e.to_string())), scope, url.as_deref()))
+            Err(self.challenge(Some((code, e.to_string())), scope, url))
         };
         match self.auth.authenticate(headers).await {
             Ok(Some(p)) => Ok(p),
-            Ok(None) if self.required => {
-                Err(self.challenge(None, self.scopes.base(), url.as_deref()))
-            }
+            Ok(None) if self.required => Err(self.challenge(None, self.scopes.base(), url)),
             Ok(None) => Ok(Principal::anonymous()),
             Err(e @ AuthError::InvalidRequest(_)) => refuse(ErrorCode::InvalidRequest, &e),
             Err(e @ AuthError::InvalidToken(_)) => refuse(ErrorCode::InvalidToken, &e),
@@ -184,12 +190,14 @@ impl AuthLayer {
             return Ok(req.map(AuthBody::Left));
         }
         let (parts, body) = req.into_parts();
-        let bytes = match Limited::new(body, self.max_body).collect().await {
-            Ok(b) => b.to_bytes(),
-            Err(e) if e.downcast_ref::<LengthLimitError>().is_some() => {
+        let read = tokio::time::timeout(BODY_TIME, Limited::new(body, self.max_body).collect());
+        let bytes = match read.await {
+            Ok(Ok(b)) => b.to_bytes(),
+            Ok(Err(e)) if e.downcast_ref::<LengthLimitError>().is_some() => {
                 return Err(Box::new(plain(StatusCode::PAYLOAD_TOO_LARGE)));
             }
-            Err(_) => return Err(Box::new(plain(StatusCode::BAD_REQUEST))),
+            Ok(Err(_)) => return Err(Box::new(plain(StatusCode::BAD_REQUEST))),
+            Err(_) => return Err(Box::new(plain(StatusCode::REQUEST_TIMEOUT))),
         };
         let target = target_of(&bytes);
         self.check(principal, self.scopes.required(target.as_ref()))?;
@@ -203,17 +211,17 @@ impl AuthLayer {
         if self.scopes.satisfied(principal.grant(), &required) {
             return Ok(());
         }
-        let url = self.metadata.as_ref().map(|m| m.url());
+        let url = self.metadata_url();
         if principal.id().is_none() {
             // Anonymous: authenticate first (401), asking for what this request needs.
-            return Err(self.challenge(None, required, url.as_deref()));
+            return Err(self.challenge(None, required, url));
         }
         tracing::debug!(principal = ?principal.id(), required = ?required, "insufficient scope");
         let error = Some((
             ErrorCode::InsufficientScope,
             "the token lacks a scope this operation needs".to_owned(),
         ));
-        Err(self.challenge(error, required, url.as_deref()))
+        Err(self.challenge(error, required, url))
     }
 }
 
