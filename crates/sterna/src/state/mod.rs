@@ -17,6 +17,7 @@ mod replay;
 
 pub(crate) use codec::{Binding, Carried, FlowState};
 pub(crate) use flow::Refused;
+pub(crate) use keys::random_id;
 pub use keys::{KEY_LEN, KeyError, StateKeys};
 pub(crate) use replay::unix_now;
 pub use replay::{MemoryReplayStore, ReplayError, ReplayStore};
