@@ -2,7 +2,7 @@
 
 use super::client::{call, start_on};
 use super::idp::{Idp, RS_CLIENT, now};
-use super::jwt::{list_tools, policy, post_as, test_server, www};
+use super::protected::{list_tools, policy, post_as, test_server, www};
 use http::StatusCode;
 use serde_json::{Value, json};
 use sterna::http::HttpConfig;

@@ -2,7 +2,7 @@
 //! cannot make the resource server refetch without bound (the JWKS fetches are counted).
 
 use super::idp::{SigningKey, now};
-use super::jwt::{list_tools, post_as, setup, www};
+use super::protected::{list_tools, post_as, setup, www};
 use base64::Engine;
 use http::StatusCode;
 

@@ -14,6 +14,6 @@ mod introspection;
 mod jwks;
 mod jwt;
 mod layers;
-mod logs;
 mod oidc;
+mod protected;
 mod streams;

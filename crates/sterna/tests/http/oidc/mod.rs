@@ -12,7 +12,7 @@ mod flow;
 mod provider;
 
 use super::client::{call, post, start_on};
-use super::jwt::{list_tools, policy, post_as, test_server, www};
+use super::protected::{list_tools, policy, post_as, test_server, www};
 use flow::{CLIENT_ID, CodeFlow, challenge_param};
 use http::StatusCode;
 use provider::Provider;

@@ -1,7 +1,7 @@
 //! No token ever reaches the logs, whatever happens to it.
 
 use super::client::call;
-use super::jwt::{list_tools, post_as, setup};
+use super::protected::{list_tools, post_as, setup};
 use http::StatusCode;
 use serde_json::json;
 use std::io::Write;
@@ -29,8 +29,8 @@ impl<'a> tracing_subscriber::fmt::MakeWriter<'a> for Captured {
     }
 }
 
-/// Everything logged at any level (this test's runtime has one thread, so every task of
-/// the server and the authorization server logs into the capture).
+/// Everything logged at any level, by the server, its validator and the authorization
+/// server's fetches.
 #[tokio::test]
 async fn tokens_never_appear_in_the_logs() {
     let captured = Captured::default();
@@ -39,7 +39,7 @@ async fn tokens_never_appear_in_the_logs() {
         .with_ansi(false)
         .with_writer(captured.clone())
         .finish();
-    let _guard = tracing::subscriber::set_default(subscriber);
+    tracing::subscriber::set_global_default(subscriber).expect("the only subscriber");
 
     let t = setup(|b| b).await;
     let good = t.token("alice", "mcp:read");
