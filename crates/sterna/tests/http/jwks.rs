@@ -58,6 +58,7 @@ async fn a_flood_of_unknown_kids_does_not_refetch_without_bound() {
             .await;
     assert!(replies.iter().all(|r| r.status == StatusCode::UNAUTHORIZED));
     assert_eq!(t.idp.jwks_fetches(), 1, "single flight");
+    assert_eq!(t.idp.metadata_fetches(), 1, "discovery too");
     // Then 200 more, in waves: still no refetch within the interval.
     for wave in 0..4 {
         let forged: Vec<String> = (0..50)
