@@ -5,7 +5,7 @@ use super::bearer::bearer_token;
 use super::claims::{check_times, grant};
 use super::discovery::discover;
 use super::error::{AuthError, ConfigError, DocumentProblem, TokenRejection, Unavailable};
-use super::fetch::{HttpFetch, HyperFetcher};
+use super::fetch::{FetchError, HttpFetch, HyperFetcher};
 use super::layer::Authenticator;
 use super::metadata::{is_http_url, split_resource};
 use crate::server::{AccessGrant, Principal};
@@ -257,9 +257,9 @@ impl Introspection {
         }
         let request = request
             .body(Bytes::from(form))
-            .map_err(|_| Unavailable::Document {
+            .map_err(|_| Unavailable::Fetch {
                 url: url.clone(),
-                problem: DocumentProblem::Missing("a valid endpoint URL"),
+                source: FetchError::Refused { url: url.clone() },
             })?;
         let fetched = self.inner.fetcher.fetch(request).await;
         let response = fetched.map_err(|source| Unavailable::Fetch {
@@ -294,6 +294,7 @@ impl Introspection {
         let meta = discover(self.inner.fetcher.as_ref(), issuer).await?;
         let url = meta
             .introspection_endpoint
+            .filter(|u| is_http_url(u))
             .ok_or_else(|| Unavailable::Document {
                 url: issuer.clone(),
                 problem: DocumentProblem::Missing("introspection_endpoint"),
