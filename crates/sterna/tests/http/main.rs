@@ -14,6 +14,7 @@ mod introspection;
 mod jwks;
 mod jwt;
 mod layers;
+mod legacy;
 mod oidc;
 mod protected;
 mod streams;
