@@ -13,9 +13,10 @@
 //! * The HTTP checks (origin, content type, accept, body size, time) are
 //!   [layers], usable on their own; [`McpService`] stacks them in front of the endpoint.
 //! * [`AuthLayer`] turns credentials into the [`Principal`](crate::server::Principal)
-//!   every `requestState` is bound to.
+//!   every `requestState` is bound to: fixed tokens, JWT access tokens or introspection,
+//!   with scopes, challenges and protected-resource metadata (see [`auth`]).
 
-mod auth;
+pub mod auth;
 mod body;
 mod config;
 mod headers;

@@ -127,26 +127,42 @@ impl HttpServer {
     }
 }
 
-/// The service for one connection: authentication (if any) around the routed endpoint.
+/// The service for one connection: the metadata document and authentication (if any)
+/// around the routed endpoint.
 fn auth_or_plain(auth: Option<&AuthLayer>, routed: Routed) -> Either {
     match auth {
-        Some(layer) => Either::Auth(layer.layer(routed)),
+        Some(layer) => {
+            let authed = layer.layer(routed);
+            match layer.metadata_layer() {
+                Some(meta) => Either::WithMetadata(meta.layer(authed)),
+                None => Either::Auth(authed),
+            }
+        }
         None => Either::Plain(routed),
     }
 }
 
+type Authed = super::auth::AuthService<Routed>;
+
 #[derive(Clone)]
 enum Either {
     Plain(Routed),
-    Auth(super::auth::AuthService<Routed>),
+    Auth(Authed),
+    WithMetadata(super::auth::MetadataService<Authed>),
 }
+
+type RoutedFuture = <Routed as tower_service::Service<http::Request<Incoming>>>::Future;
+type AuthedFuture = <Authed as tower_service::Service<http::Request<Incoming>>>::Future;
+type MetaFuture = <super::auth::MetadataService<Authed> as tower_service::Service<
+    http::Request<Incoming>,
+>>::Future;
 
 impl tower_service::Service<http::Request<Incoming>> for Either {
     type Response = http::Response<super::body::McpBody>;
     type Error = std::convert::Infallible;
     type Future = futures_util::future::Either<
-        <Routed as tower_service::Service<http::Request<Incoming>>>::Future,
-        <super::auth::AuthService<Routed> as tower_service::Service<http::Request<Incoming>>>::Future,
+        RoutedFuture,
+        futures_util::future::Either<AuthedFuture, MetaFuture>,
     >;
 
     fn poll_ready(
@@ -157,9 +173,11 @@ impl tower_service::Service<http::Request<Incoming>> for Either {
     }
 
     fn call(&mut self, req: http::Request<Incoming>) -> Self::Future {
+        use futures_util::future::Either::{Left, Right};
         match self {
-            Self::Plain(s) => futures_util::future::Either::Left(s.call(req)),
-            Self::Auth(s) => futures_util::future::Either::Right(s.call(req)),
+            Self::Plain(s) => Left(s.call(req)),
+            Self::Auth(s) => Right(Left(s.call(req))),
+            Self::WithMetadata(s) => Right(Right(s.call(req))),
         }
     }
 }
@@ -171,12 +189,16 @@ struct Routed {
     inner: McpService,
 }
 
-impl tower_service::Service<http::Request<Incoming>> for Routed {
+impl<B> tower_service::Service<http::Request<B>> for Routed
+where
+    B: http_body::Body<Data = bytes::Bytes> + Send + 'static,
+    B::Error: Into<Box<dyn std::error::Error + Send + Sync>>,
+{
     type Response = http::Response<super::body::McpBody>;
     type Error = std::convert::Infallible;
     type Future = futures_util::future::Either<
         futures_util::future::Ready<Result<Self::Response, Self::Error>>,
-        <McpService as tower_service::Service<http::Request<Incoming>>>::Future,
+        <McpService as tower_service::Service<http::Request<B>>>::Future,
     >;
 
     fn poll_ready(
@@ -186,7 +208,7 @@ impl tower_service::Service<http::Request<Incoming>> for Routed {
         std::task::Poll::Ready(Ok(()))
     }
 
-    fn call(&mut self, req: http::Request<Incoming>) -> Self::Future {
+    fn call(&mut self, req: http::Request<B>) -> Self::Future {
         use futures_util::future::{Either, ready};
         if req.uri().path() != &*self.path {
             let mut r = http::Response::new(super::body::McpBody::empty());

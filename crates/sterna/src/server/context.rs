@@ -1,5 +1,6 @@
 //! The per-request context handed to handlers.
 
+use super::principal::Principal;
 use crate::HandlerError;
 use crate::mrtr::{Elicitation, NeedsInput, Question, Resolver, form, roots, sampling, url};
 use schemars::JsonSchema;
@@ -16,30 +17,6 @@ use sterna_types::roots::Root;
 use sterna_types::sampling::{CreateMessageRequestParams, CreateMessageResult};
 use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
-
-/// Who is calling: the authenticated principal a transport attached to the request.
-///
-/// `requestState` is bound to it, so a state issued to one principal is refused for any
-/// other.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Hash)]
-pub struct Principal(Option<Arc<str>>);
-
-impl Principal {
-    /// An unauthenticated caller.
-    pub fn anonymous() -> Self {
-        Self(None)
-    }
-
-    /// An authenticated caller (an OAuth `sub`, a client id, an API key's owner …).
-    pub fn new(id: impl Into<Arc<str>>) -> Self {
-        Self(Some(id.into()))
-    }
-
-    /// The id, if authenticated.
-    pub fn id(&self) -> Option<&str> {
-        self.0.as_deref()
-    }
-}
 
 /// Where a request's notifications (progress, log messages) go: the stream of that
 /// request. Transports create it; handlers use [`Context::progress`] and [`Context::log`].

@@ -25,6 +25,7 @@ pub(crate) mod legacy;
 mod listen;
 mod lists;
 pub(crate) mod prepare;
+mod principal;
 mod prompt;
 mod registry;
 pub(crate) mod request;
@@ -38,10 +39,11 @@ pub use crate::mirror::ParamKind;
 pub use builder::{NeedsKeys, ServerBuilder};
 pub use changes::{Change, Changes};
 pub use completion::{CompletionRequest, IntoCompletion};
-pub use context::{Context, Notifier, Principal, RequestEnv};
+pub use context::{Context, Notifier, RequestEnv};
 pub use handler::{
     Declarative, Handler, IntoPromptResult, IntoResourceResult, IntoToolResult, Json, NoArgs,
 };
+pub use principal::{AccessGrant, Principal};
 pub use prompt::{AskingPrompt, Prompt, PromptDef};
 pub use resource::{AskingResource, Resource, ResourceBase, ResourceDef, ResourceTemplate};
 pub use response::Response;

@@ -31,6 +31,16 @@ impl Running {
 
 pub async fn start(server: Server, config: HttpConfig, auth: Option<AuthLayer>) -> Running {
     let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+    start_on(listener, server, config, auth)
+}
+
+/// Serves on a listener bound beforehand (when the URL must be known first).
+pub fn start_on(
+    listener: TcpListener,
+    server: Server,
+    config: HttpConfig,
+    auth: Option<AuthLayer>,
+) -> Running {
     let addr = listener.local_addr().unwrap();
     let (tx, rx) = oneshot::channel::<()>();
     let mut http = HttpServer::new(server).config(config);
@@ -175,4 +185,37 @@ pub fn remove(h: &mut Vec<(String, String)>, name: &str) {
 
 pub fn call(id: i64, tool: &str, args: Value) -> Value {
     json!({"jsonrpc": "2.0", "id": id, "method": "tools/call", "params": {"name": tool, "arguments": args, "_meta": meta(json!({"elicitation": {}}))}})
+}
+
+/// A request without a body to any path (`send` always targets `/mcp`).
+pub async fn send_to(
+    addr: std::net::SocketAddr,
+    method: &str,
+    path: &str,
+    headers: &[(String, String)],
+) -> Reply {
+    use bytes::Bytes;
+    use http_body_util::{BodyExt, Full};
+    let tcp = tokio::net::TcpStream::connect(addr).await.unwrap();
+    let io = hyper_util::rt::TokioIo::new(tcp);
+    let (mut sender, conn) = hyper::client::conn::http1::handshake(io).await.unwrap();
+    tokio::spawn(conn);
+    let mut req = http::Request::builder()
+        .method(method)
+        .uri(format!("http://{addr}{path}"))
+        .header("host", format!("127.0.0.1:{}", addr.port()));
+    for (k, v) in headers.iter().filter(|(k, _)| k != "host") {
+        req = req.header(k.as_str(), v.as_str());
+    }
+    let resp = sender
+        .send_request(req.body(Full::new(Bytes::new())).unwrap())
+        .await
+        .unwrap();
+    let (parts, body) = resp.into_parts();
+    let bytes = body.collect().await.unwrap().to_bytes();
+    Reply {
+        status: parts.status,
+        headers: parts.headers,
+        body: String::from_utf8_lossy(&bytes).into_owned(),
+    }
 }
