@@ -3,6 +3,7 @@
 
 use super::driver::Client;
 use super::error::{ClientError, ProtocolViolation};
+use super::link::Connected;
 use crate::mirror::{ParamKind, header_params};
 use serde::de::DeserializeOwned;
 use serde_json::{Map, Value};
@@ -15,8 +16,13 @@ use sterna_types::resources::{
 use sterna_types::tools::{ListToolsResult, Tool};
 
 impl Client {
-    /// `server/discover`.
+    /// `server/discover`. A 2025-11-25 server has no such method: its answer to
+    /// `initialize` is returned in the same shape (its version, capabilities,
+    /// instructions, and `serverInfo` in `_meta`).
     pub async fn discover(&self) -> Result<DiscoverResult, ClientError> {
+        if let Connected::Legacy(link) = self.connected().await? {
+            return Ok(link.session.discover());
+        }
         self.typed("server/discover", Map::new()).await
     }
 

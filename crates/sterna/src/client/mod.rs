@@ -25,14 +25,22 @@
 //! round yourself (your own UI, or later, or elsewhere), use [`Client::start`] and
 //! [`Client::resume`]; the [`Pending`] call in between is serializable.
 
+mod answer;
 mod builder;
 mod call;
+mod connect;
 mod driver;
 mod envelope;
+mod era;
 mod error;
+mod events;
 mod fulfil;
 mod handlers;
+mod legacy;
+mod legacy_rounds;
+mod link;
 mod lists;
+mod probe;
 mod retry;
 mod rounds;
 pub mod transport;
@@ -40,7 +48,9 @@ pub mod transport;
 pub use builder::ClientBuilder;
 pub use call::{Call, CallResult, Pending, Step};
 pub use driver::Client;
+pub use era::{Era, EraMode};
 pub use error::{
     ClientError, ConfigError, GaveUp, Misuse, ProtocolViolation, Refusal, TransportError,
 };
+pub use events::ServerEvent;
 pub use handlers::{FormHandler, RootsHandler, SamplingHandler, UrlHandler};
