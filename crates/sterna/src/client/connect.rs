@@ -9,7 +9,11 @@ use super::legacy::{Dispatch, Hello, Session, Wire};
 use super::link::{Connected, Dual, LegacyLink};
 use super::probe::{StreamVerdict, discover_request, probe_stream};
 use std::sync::Arc;
+use std::time::Duration;
 use tokio::sync::broadcast;
+
+/// How long opening a 2025-11-25 session (`initialize`, then the GET stream) may take.
+const INITIALIZE_WAIT: Duration = Duration::from_secs(30);
 
 impl Client {
     /// The era the server speaks (and the revision in use), probing it first if no request
@@ -148,7 +152,15 @@ impl Client {
             capabilities: self.inner.caps.clone(),
             info: self.inner.identity.clone(),
         };
-        let session = Session::open(wire, hello, self.inner.next_id.clone()).await?;
+        let open = Session::open(wire, hello, self.inner.next_id.clone());
+        let session = tokio::time::timeout(INITIALIZE_WAIT, open)
+            .await
+            .map_err(|_| {
+                TransportError::Io(std::io::Error::new(
+                    std::io::ErrorKind::TimedOut,
+                    format!("no answer to initialize within {INITIALIZE_WAIT:?}"),
+                ))
+            })??;
         Ok(Connected::Legacy(Arc::new(LegacyLink {
             session: Arc::new(session),
             dispatch,

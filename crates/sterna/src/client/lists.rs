@@ -105,6 +105,25 @@ impl Client {
         .await
     }
 
+    /// `resources/subscribe` (2025-11-25): the server then sends
+    /// [`ServerEvent::ResourceUpdated`](super::ServerEvent::ResourceUpdated) when the
+    /// resource changes. 2026-07-28 replaced it with `subscriptions/listen`.
+    pub async fn subscribe_resource(&self, uri: &str) -> Result<(), ClientError> {
+        self.resource_subscription("resources/subscribe", uri).await
+    }
+
+    /// `resources/unsubscribe` (2025-11-25).
+    pub async fn unsubscribe_resource(&self, uri: &str) -> Result<(), ClientError> {
+        self.resource_subscription("resources/unsubscribe", uri)
+            .await
+    }
+
+    async fn resource_subscription(&self, method: &str, uri: &str) -> Result<(), ClientError> {
+        let mut params = Map::new();
+        params.insert("uri".into(), Value::String(uri.to_owned()));
+        self.request(method, &params, None).await.map(drop)
+    }
+
     /// The `Mcp-Param-*` headers for a call of `tool` (learning annotations first if
     /// needed). A tool this client left out as invalid is refused here.
     pub(crate) async fn mirrored(

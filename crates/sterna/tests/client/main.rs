@@ -5,7 +5,12 @@
 
 #[path = "../server/fixture.rs"]
 mod fixture;
+mod http_peer;
+mod peer;
 mod scripted;
 
+mod child;
 mod driver;
 mod end_to_end;
+mod era;
+mod legacy;
