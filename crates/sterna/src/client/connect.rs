@@ -144,7 +144,7 @@ impl Client {
             }
             #[cfg(feature = "http")]
             Dual::Http(h) => Wire::Http(super::legacy::LegacyHttp::new(
-                h.clone(),
+                (**h).clone(),
                 Arc::new(dispatch.clone()),
             )),
         };

@@ -12,7 +12,7 @@ pub(crate) enum Dual {
     Stdio(Arc<StdioTransport>),
     Stream(Arc<StreamTransport>),
     #[cfg(feature = "http")]
-    Http(super::transport::HttpTransport),
+    Http(Arc<super::transport::HttpTransport>),
 }
 
 impl Dual {
@@ -36,7 +36,10 @@ impl Dual {
         };
         #[cfg(feature = "http")]
         let any = match any.downcast::<super::transport::HttpTransport>() {
-            Ok(t) => return (Arc::new((*t).clone()), Some(Self::Http(*t))),
+            Ok(t) => {
+                let t: Arc<super::transport::HttpTransport> = Arc::from(t);
+                return (t.clone(), Some(Self::Http(t)));
+            }
             Err(other) => other,
         };
         match any.downcast::<T>() {

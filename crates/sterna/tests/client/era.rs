@@ -16,6 +16,7 @@ fn builder() -> sterna::client::ClientBuilder {
         .on_elicit(|_f: ElicitFormParams| async {
             ElicitResult::accept(json!({"name": "Ada"}).as_object().unwrap().clone())
         })
+        .time_budget(Duration::from_secs(20))
         .probe_timeout(Duration::from_millis(300))
 }
 

@@ -57,6 +57,7 @@ fn full(t: sterna::client::transport::StreamTransport) -> Client {
         .on_sample(|_p: CreateMessageRequestParams| async {
             Err::<CreateMessageResult, _>(Refusal::new("not now"))
         })
+        .time_budget(std::time::Duration::from_secs(20))
         .era(EraMode::Legacy)
         .build(t)
 }
@@ -214,6 +215,7 @@ async fn url_elicitation_required_is_shown_awaited_and_retried() {
             async { ElicitResult::accept(Default::default()) }
         })
         .on_event(move |ev| e.lock().unwrap().push(ev))
+        .time_budget(std::time::Duration::from_secs(20))
         .era(EraMode::Legacy)
         .build(t);
     let server = tokio::spawn(async move {
@@ -248,6 +250,7 @@ async fn url_elicitation_required_in_manual_mode() {
     let (t, mut peer) = pair();
     let client = Client::builder("url", "0")
         .on_elicit_url(|_u: ElicitUrlParams| async { ElicitResult::decline() })
+        .time_budget(std::time::Duration::from_secs(20))
         .era(EraMode::Legacy)
         .build(t);
     let server = tokio::spawn(async move {
@@ -289,6 +292,7 @@ async fn change_notifications_reach_the_callback_and_the_receivers() {
     let s = seen.clone();
     let client = Client::builder("events", "0")
         .on_event(move |ev| s.lock().unwrap().push(ev))
+        .time_budget(std::time::Duration::from_secs(20))
         .era(EraMode::Legacy)
         .build(t);
     let server = tokio::spawn(async move {

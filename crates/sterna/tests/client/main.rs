@@ -14,3 +14,4 @@ mod driver;
 mod end_to_end;
 mod era;
 mod legacy;
+mod legacy_http;

@@ -165,7 +165,7 @@ impl Dispatch {
                 reply,
             };
             if claim.tx.send(pushed).is_ok() {
-                return answer.await.unwrap_or_else(|_| kind);
+                return answer.await.unwrap_or(kind);
             }
             return kind;
         }
