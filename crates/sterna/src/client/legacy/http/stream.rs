@@ -72,6 +72,8 @@ impl LegacyHttp {
             let mut progressed = false;
             loop {
                 tokio::select! {
+                    // The response first: it may have been routed from the last event.
+                    biased;
                     r = &mut rx => return r.map_err(|_| TransportError::Closed.into()),
                     m = events.next(&mut parser) => match m? {
                         Some(message) => {
@@ -81,6 +83,9 @@ impl LegacyHttp {
                         None => break,
                     },
                 }
+            }
+            if let Ok(answer) = rx.try_recv() {
+                return Ok(answer);
             }
             // Polling servers close after each event id (SEP-1699): a new id is progress.
             if progressed || parser.last_id != before {
