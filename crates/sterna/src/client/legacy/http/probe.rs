@@ -10,6 +10,7 @@ use crate::client::transport::{HttpTransport, Kind, kind_of};
 use bytes::Bytes;
 use http::Method;
 use std::time::Duration;
+use sterna_types::jsonrpc::{Incoming, RawMessage};
 use sterna_types::version::LATEST;
 
 fn timed_out(wait: Duration) -> ClientError {
@@ -49,7 +50,12 @@ pub(crate) async fn probe(
         } else {
             let bytes = read_all(response.into_body(), limit).await?;
             let text = String::from_utf8_lossy(&bytes[..bytes.len().min(1024)]).into_owned();
-            let message = matches!(kind_of(&bytes), Kind::Response(_)).then_some(bytes);
+            // Any JSON-RPC response (an error without an id included) is judged; quietly.
+            let response = matches!(
+                RawMessage::parse(&bytes),
+                Ok(Incoming::Result { .. } | Incoming::Error { .. })
+            );
+            let message = response.then_some(bytes);
             (message, text)
         };
         judge_http(status, message.as_deref(), || text)
