@@ -10,6 +10,7 @@ use super::retry::{Attempt, Failure, Next, Policy};
 use super::transport::{NotificationSink, Outgoing, Transport};
 use crate::mirror::HeaderParam;
 use serde::de::DeserializeOwned;
+use serde_json::value::RawValue;
 use serde_json::{Map, Value};
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicI64, Ordering};
@@ -124,7 +125,7 @@ impl Client {
         method: &str,
         params: &Map<String, Value>,
         name: Option<&str>,
-    ) -> Result<Value, ClientError> {
+    ) -> Result<Box<RawValue>, ClientError> {
         let remembered = match self.connected().await? {
             Connected::Legacy(link) => return link.session.request(method, params, &|_| {}).await,
             Connected::Modern { remembered } => remembered,
@@ -151,7 +152,7 @@ impl Client {
         method: &str,
         params: &Map<String, Value>,
         name: Option<&str>,
-    ) -> Result<Value, ClientError> {
+    ) -> Result<Box<RawValue>, ClientError> {
         let mut policy = Policy::new(method);
         let mut attempt = Attempt {
             version: self.protocol_version(),
@@ -182,7 +183,7 @@ impl Client {
         params: &Map<String, Value>,
         name: Option<&str>,
         attempt: &Attempt,
-    ) -> Result<Value, Failure> {
+    ) -> Result<Box<RawValue>, Failure> {
         let id = self.next_id();
         let body = serde_json::to_vec(&Message {
             jsonrpc: "2.0",
@@ -227,7 +228,7 @@ impl Client {
         params: Map<String, Value>,
     ) -> Result<T, ClientError> {
         let v = self.request(method, &params, None).await?;
-        serde_json::from_value(v).map_err(|source| {
+        serde_json::from_str(v.get()).map_err(|source| {
             ProtocolViolation::Malformed {
                 method: method.to_owned(),
                 source,
@@ -236,13 +237,15 @@ impl Client {
         })
     }
 
-    /// A raw request (for methods without a typed helper); `_meta` is added.
+    /// A raw request (for methods without a typed helper); `_meta` is added (entries of
+    /// a `_meta` in `params` are kept; the version, capabilities and client info are the
+    /// client's own).
     pub async fn raw_request(
         &self,
         method: &str,
         params: Map<String, Value>,
     ) -> Result<Value, ClientError> {
-        self.request(method, &params, None).await
+        self.typed(method, params).await
     }
 }
 

@@ -5,10 +5,18 @@ use super::error::ProtocolViolation;
 use super::retry::Failure;
 use serde::Serialize;
 use serde::ser::SerializeMap;
+use serde_json::value::RawValue;
 use serde_json::{Map, Value};
 use sterna_types::capabilities::ClientCapabilities;
 use sterna_types::jsonrpc::{Incoming, RawMessage, RequestId};
 use sterna_types::meta::Implementation;
+
+/// The `_meta` keys the client always writes itself.
+const CLIENT_KEYS: [&str; 3] = [
+    sterna_types::meta::PROTOCOL_VERSION_KEY,
+    sterna_types::meta::CLIENT_CAPABILITIES_KEY,
+    sterna_types::meta::CLIENT_INFO_KEY,
+];
 
 /// `params` plus `_meta`, serialized without copying either.
 pub(crate) struct WithMeta<'a> {
@@ -28,6 +36,15 @@ impl Serialize for WithMeta<'_> {
                 m.serialize_entry(sterna_types::meta::CLIENT_CAPABILITIES_KEY, self.0.caps)?;
                 if let Some(info) = self.0.info {
                     m.serialize_entry(sterna_types::meta::CLIENT_INFO_KEY, info)?;
+                }
+                // The call's own entries (`progressToken`, `logLevel` …); the three above
+                // are the client's and win.
+                if let Some(Value::Object(extra)) = self.0.params.get("_meta") {
+                    for (k, v) in extra {
+                        if !CLIENT_KEYS.contains(&k.as_str()) {
+                            m.serialize_entry(k, v)?;
+                        }
+                    }
                 }
                 m.end()
             }
@@ -112,7 +129,14 @@ impl<'a> PlainMessage<'a> {
 }
 
 /// The result of the response to `id`, or why there is none.
-pub(crate) fn read_answer(method: &str, id: &RequestId, bytes: &[u8]) -> Result<Value, Failure> {
+///
+/// The result stays raw: decoding it through a `Value` would sort every object's keys,
+/// and a form's fields must reach the user in the order the server sent them.
+pub(crate) fn read_answer(
+    method: &str,
+    id: &RequestId,
+    bytes: &[u8],
+) -> Result<Box<RawValue>, Failure> {
     let violation = |v: ProtocolViolation| Failure::Client(v.into());
     match RawMessage::parse(bytes) {
         Ok(Incoming::Result { id: got, result }) if got == *id => {

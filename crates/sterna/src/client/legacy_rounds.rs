@@ -14,7 +14,7 @@ use super::driver::Client;
 use super::error::{ClientError, ProtocolViolation};
 use super::legacy::{Held, Live, MAX_URL_RETRIES, Required, Turn, completion, consent, required};
 use super::link::LegacyLink;
-use serde_json::Value;
+use serde_json::value::RawValue;
 use std::time::Instant;
 use sterna_types::elicitation::{ElicitAction, ElicitRequestParams};
 use sterna_types::error::ErrorObject;
@@ -22,8 +22,8 @@ use sterna_types::mrtr::{InputRequest, InputResponse, InputResponses};
 use sterna_types::result::Outcome;
 
 /// A result of a 2025-11-25 server (no `resultType`, or `complete`).
-fn decode<T: CallResult>(method: &str, v: Value) -> Result<T, ClientError> {
-    match serde_json::from_value::<Outcome<T>>(v) {
+fn decode<T: CallResult>(method: &str, v: &RawValue) -> Result<T, ClientError> {
+    match serde_json::from_str::<Outcome<T>>(v.get()) {
         Ok(Outcome::Complete(t)) => Ok(t),
         Ok(Outcome::InputRequired(_)) => Err(ProtocolViolation::InputRequiredInSession.into()),
         Err(source) => Err(ProtocolViolation::Malformed {
@@ -50,7 +50,7 @@ impl Client {
         let mut retries = 0;
         loop {
             let e = match link.session.request(T::METHOD, &call.params, &|_| {}).await {
-                Ok(v) => return decode(T::METHOD, v),
+                Ok(v) => return decode(T::METHOD, &v),
                 Err(ClientError::Server(e)) => e,
                 Err(other) => return Err(other),
             };
@@ -127,7 +127,7 @@ impl Client {
         retries: u32,
     ) -> Result<Step<T>, ClientError> {
         let held = match live.next().await {
-            Turn::Done(Ok(v)) => return decode(T::METHOD, v).map(Step::Complete),
+            Turn::Done(Ok(v)) => return decode(T::METHOD, &v).map(Step::Complete),
             Turn::Done(Err(ClientError::Server(e))) => match url_required(self, &e) {
                 Some(list) if retries < MAX_URL_RETRIES => {
                     pending.input_requests = list

@@ -15,3 +15,4 @@ mod end_to_end;
 mod era;
 mod legacy;
 mod legacy_http;
+mod meta_order;

@@ -11,6 +11,7 @@
 use super::push::{ClaimGuard, Dispatch, Pushed, question_default, response_value};
 use super::session::Session;
 use crate::client::error::{ClientError, TransportError};
+use serde_json::value::RawValue;
 use serde_json::{Map, Value};
 use std::collections::BTreeMap;
 use std::sync::Arc;
@@ -26,7 +27,7 @@ const GATHER: Duration = Duration::from_millis(20);
 
 /// A call in flight whose pushed questions surface as rounds.
 pub(crate) struct Live {
-    done: oneshot::Receiver<Result<Value, ClientError>>,
+    done: oneshot::Receiver<Result<Box<RawValue>, ClientError>>,
     pushes: mpsc::UnboundedReceiver<Pushed>,
     asked: BTreeMap<String, Pushed>,
     task: JoinHandle<()>,
@@ -52,7 +53,7 @@ impl Drop for Live {
 /// Where a live call stands.
 pub(crate) enum Turn {
     /// The server answered the request.
-    Done(Result<Value, ClientError>),
+    Done(Result<Box<RawValue>, ClientError>),
     /// The server asks these questions (keyed by the id of the request that asked).
     Asked(InputRequests),
 }

@@ -5,7 +5,8 @@ use super::handshake::{Hello, accept, initialized};
 use super::wire::{Wire, WireError};
 use crate::client::envelope::{PlainMessage, read_answer};
 use crate::client::era::Era;
-use crate::client::error::{ClientError, TransportError};
+use crate::client::error::{ClientError, ProtocolViolation, TransportError};
+use serde_json::value::RawValue;
 use serde_json::{Map, Value};
 use std::sync::atomic::{AtomicI64, AtomicU64, Ordering};
 use std::sync::{Arc, RwLock};
@@ -101,7 +102,7 @@ impl Session {
         method: &str,
         params: &Map<String, Value>,
         sent: &(dyn Fn(&RequestId) + Send + Sync),
-    ) -> Result<Value, ClientError> {
+    ) -> Result<Box<RawValue>, ClientError> {
         let mut renewed = false;
         loop {
             let generation = self.generation.load(Ordering::Acquire);
@@ -150,7 +151,13 @@ async fn handshake(
         .call(&id, "initialize", hello.request(&id))
         .await
         .map_err(wire_error)?;
-    let init = accept(read_answer("initialize", &id, &bytes)?)?;
+    let raw = read_answer("initialize", &id, &bytes)?;
+    let result =
+        serde_json::from_str(raw.get()).map_err(|source| ProtocolViolation::Malformed {
+            method: "initialize".into(),
+            source,
+        })?;
+    let init = accept(result)?;
     tracing::debug!(version = %init.protocol_version, server = %init.server_info.name, "2025-11-25 session open");
     wire.opened(&init.protocol_version);
     wire.notify(initialized()).await.map_err(wire_error)?;
