@@ -239,3 +239,42 @@ async fn http_auth_and_server_errors_are_errors() {
         assert!(peer.posts("initialize").is_empty(), "{status}");
     }
 }
+
+#[tokio::test]
+async fn a_remembered_verdict_that_fails_is_probed_again() {
+    use std::sync::atomic::{AtomicBool, Ordering};
+    // The endpoint is modern at first, then replaced by a 2025-11-25 server.
+    let legacy_now = Arc::new(AtomicBool::new(false));
+    let flag = legacy_now.clone();
+    let legacy_script = http_legacy(|| Reply::Status(400));
+    let peer = serve(Arc::new(move |s: Seen| {
+        if flag.load(Ordering::SeqCst) {
+            // A legacy server answers a modern request without a session with a bare 400.
+            if s.header("mcp-session-id").is_none() && s.rpc() != "initialize" {
+                return async { Reply::Status(400) }.boxed();
+            }
+            return legacy_script(s);
+        }
+        async move {
+            let result = match s.rpc() {
+                "server/discover" => {
+                    json!({"resultType": "complete", "supportedVersions": ["2026-07-28"],
+                    "capabilities": {}, "ttlMs": 0, "cacheScope": "private"})
+                }
+                _ => json!({"resultType": "complete", "tools": []}),
+            };
+            Reply::json(json!({"jsonrpc": "2.0", "id": s.body["id"], "result": result}))
+        }
+        .boxed()
+    }))
+    .await;
+    let first = builder().connect_http(&peer.url()).unwrap();
+    assert!(!first.era().await.unwrap().is_legacy());
+    legacy_now.store(true, Ordering::SeqCst);
+    // A new client trusts the remembered verdict, sees the bare 400, and probes again.
+    let second = builder().connect_http(&peer.url()).unwrap();
+    assert_eq!(second.list_tools().await.unwrap().len(), 1);
+    assert!(second.era().await.unwrap().is_legacy());
+    assert_eq!(peer.posts("server/discover").len(), 2);
+    assert_eq!(peer.posts("initialize").len(), 1);
+}
