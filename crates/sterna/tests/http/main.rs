@@ -10,4 +10,5 @@ mod auth;
 mod endpoint;
 mod hardening;
 mod layers;
+mod legacy;
 mod streams;
