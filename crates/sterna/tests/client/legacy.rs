@@ -323,3 +323,48 @@ async fn change_notifications_reach_the_callback_and_the_receivers() {
     assert_eq!(seen.lock().unwrap().len(), 2);
     server.await.unwrap();
 }
+
+#[tokio::test]
+async fn both_eras_against_sterna_over_http() {
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let url = format!("http://{}/mcp", listener.local_addr().unwrap());
+    let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
+    let serving = tokio::spawn(
+        sterna::http::HttpServer::new(server().0).serve_with_shutdown(listener, async {
+            let _ = stopped.await;
+        }),
+    );
+    for (mode, legacy) in [(EraMode::Auto, false), (EraMode::Legacy, true)] {
+        let seen = Arc::new(Mutex::new(Vec::new()));
+        let client = Client::builder("both-eras-http", "0")
+            .on_elicit(recording(seen.clone()))
+            .era(mode)
+            .time_budget(Duration::from_secs(20))
+            .connect_http(&url)
+            .unwrap();
+        let r = client
+            .call_tool("provision_database", json!({"name": "orders"}))
+            .await
+            .unwrap();
+        assert_eq!(r.text_content(), "Created orders in us-east-1", "{mode:?}");
+        assert_eq!(client.era().await.unwrap().is_legacy(), legacy);
+        assert_eq!(*seen.lock().unwrap(), ["Which region for orders?"]);
+        // Manual mode on the same session.
+        let Step::InputRequired(p) = client
+            .start(Call::tool("provision_database", json!({"name": "users"})))
+            .await
+            .unwrap()
+        else {
+            panic!("{mode:?}: a question");
+        };
+        assert_eq!(p.is_portable(), !legacy);
+        let answers = client.fulfil(p.requests()).await.unwrap();
+        let Step::Complete(r) = client.resume(p, answers).await.unwrap() else {
+            panic!("{mode:?}: done");
+        };
+        assert_eq!(r.text_content(), "Created users in us-east-1");
+        client.close().await;
+    }
+    let _ = stop.send(());
+    serving.await.unwrap().unwrap();
+}
