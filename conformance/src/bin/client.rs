@@ -1,12 +1,14 @@
-//! The client fixture of the official MCP conformance suite (2026-07-28), written with
-//! sterna's public client API.
+//! The client fixture of the official MCP conformance suite (2026-07-28 and 2025-11-25),
+//! written with sterna's public client API.
 //!
 //! `conformance-client <server-url>` with `MCP_CONFORMANCE_SCENARIO` (and, for some
-//! scenarios, `MCP_CONFORMANCE_CONTEXT`) set by the harness.
+//! scenarios, `MCP_CONFORMANCE_CONTEXT`) set by the harness. The harness names the
+//! revision in `MCP_CONFORMANCE_PROTOCOL_VERSION`: a 2026-07-28 run pins the modern era,
+//! a 2025 one the legacy era. `STERNA_ERA=auto` ignores it and lets the client probe.
 
 use serde_json::{Map, Value, json};
 use std::process::ExitCode;
-use sterna::client::{Call, Client, ClientError, Refusal, Step};
+use sterna::client::{Call, Client, ClientError, EraMode, Refusal, Step};
 use sterna::types::elicitation::{ElicitFormParams, ElicitResult, PrimitiveSchema};
 use sterna::types::roots::Root;
 use sterna::types::sampling::{CreateMessageRequestParams, CreateMessageResult};
@@ -34,8 +36,21 @@ fn fill(form: ElicitFormParams) -> ElicitResult {
     ElicitResult::accept(content)
 }
 
+/// The era to speak: from `MCP_CONFORMANCE_PROTOCOL_VERSION`, unless `STERNA_ERA=auto`.
+fn era_mode() -> EraMode {
+    if std::env::var("STERNA_ERA").is_ok_and(|v| v == "auto") {
+        return EraMode::Auto;
+    }
+    match std::env::var("MCP_CONFORMANCE_PROTOCOL_VERSION").as_deref() {
+        Ok(v) if v.starts_with("2025-") || v.starts_with("2024-") => EraMode::Legacy,
+        Ok(_) => EraMode::Modern,
+        Err(_) => EraMode::Auto,
+    }
+}
+
 fn client(url: &str) -> Result<Client, ClientError> {
     Client::builder("sterna-conformance-client", env!("CARGO_PKG_VERSION"))
+        .era(era_mode())
         .on_elicit(|form: ElicitFormParams| async move { fill(form) })
         .on_sample(|_p: CreateMessageRequestParams| async {
             Ok::<_, Refusal>(CreateMessageResult::text(
@@ -78,7 +93,30 @@ fn sample_args(tool: &Tool) -> Value {
 
 async fn run(scenario: &str, url: &str) -> Result<(), ClientError> {
     let c = client(url)?;
+    let outcome = scenario_steps(&c, scenario).await;
+    // Ends a 2025-11-25 session (DELETE) whatever happened.
+    c.close().await;
+    outcome
+}
+
+async fn scenario_steps(c: &Client, scenario: &str) -> Result<(), ClientError> {
     match scenario {
+        "initialize" => {
+            let era = c.era().await?;
+            println!("connected: {era:?}");
+        }
+        "elicitation-sep1034-client-defaults" => {
+            c.list_tools().await?;
+            let r = c
+                .call_tool("test_client_elicitation_defaults", json!({}))
+                .await?;
+            println!("{}", r.text_content());
+        }
+        "sse-retry" => {
+            c.list_tools().await?;
+            let r = c.call_tool("test_reconnection", json!({})).await?;
+            println!("{}", r.text_content());
+        }
         "tools_call" => {
             let tools = c.list_tools().await?;
             if tools.iter().any(|t| t.name == "add_numbers") {

@@ -1,11 +1,15 @@
 //! Building a client.
 
-use super::driver::{Client, Limits};
+use super::driver::{Client, Inner, Limits};
+use super::era::EraMode;
+use super::events::{EventCallback, EventHub, ServerEvent};
 use super::handlers::{
     FormHandler, Handlers, RootsHandler, SamplingHandler, StaticRoots, UrlHandler,
 };
+use super::link::Dual;
 use super::transport::{NotificationSink, StdioTransport, StreamTransport, Transport};
-use std::sync::Arc;
+use std::sync::atomic::AtomicI64;
+use std::sync::{Arc, Mutex, RwLock};
 use std::time::Duration;
 use sterna_types::capabilities::{ClientCapabilities, ElicitationCapability, SamplingCapability};
 use sterna_types::meta::Implementation;
@@ -18,7 +22,10 @@ pub struct ClientBuilder {
     handlers: Handlers,
     limits: Limits,
     sink: Option<NotificationSink>,
+    on_event: Option<EventCallback>,
     send_client_info: bool,
+    era_mode: EraMode,
+    probe_wait: Duration,
 }
 
 impl std::fmt::Debug for ClientBuilder {
@@ -43,7 +50,10 @@ impl ClientBuilder {
             handlers: Handlers::default(),
             limits: Limits::default(),
             sink: None,
+            on_event: None,
             send_client_info: true,
+            era_mode: EraMode::default(),
+            probe_wait: Duration::from_secs(5),
         }
     }
 
@@ -90,6 +100,28 @@ impl ClientBuilder {
         self
     }
 
+    /// Receives the server's notifications as typed [`ServerEvent`]s (list changes,
+    /// resource updates, completed URL elicitations, progress, log messages), from either
+    /// era. See also [`Client::events`].
+    pub fn on_event(mut self, callback: impl Fn(ServerEvent) + Send + Sync + 'static) -> Self {
+        self.on_event = Some(Arc::new(callback));
+        self
+    }
+
+    /// How the client finds the server's era (default [`EraMode::Auto`]: probe with
+    /// `server/discover`, fall back to 2025-11-25).
+    pub fn era(mut self, mode: EraMode) -> Self {
+        self.era_mode = mode;
+        self
+    }
+
+    /// How long the era probe waits for an answer (default 5 s). On stdio silence means
+    /// a 2025-11-25 server; over HTTP it is an error.
+    pub fn probe_timeout(mut self, wait: Duration) -> Self {
+        self.probe_wait = wait;
+        self
+    }
+
     /// The most rounds one call may take (default 10).
     pub fn max_rounds(mut self, n: u32) -> Self {
         self.limits.max_rounds = n.max(1);
@@ -133,18 +165,32 @@ impl ClientBuilder {
         }
     }
 
-    /// A client over any transport.
+    /// A client over any transport. sterna's own transports ([`StdioTransport`],
+    /// [`StreamTransport`], [`HttpTransport`](super::transport::HttpTransport)) reach
+    /// servers of both eras; any other [`Transport`] speaks 2026-07-28 only.
     pub fn build(self, transport: impl Transport) -> Client {
         let caps = self.capabilities();
-        let info = self.send_client_info.then_some(self.info);
-        Client::new(
-            Box::new(transport),
-            info,
-            caps,
-            self.handlers,
-            self.limits,
-            self.sink,
-        )
+        let (transport, dual) = Dual::split(transport);
+        let events = Arc::new(EventHub::new(self.sink, self.on_event));
+        Client {
+            inner: Arc::new(Inner {
+                transport,
+                dual,
+                info: self.send_client_info.then(|| self.info.clone()),
+                identity: self.info,
+                caps,
+                handlers: self.handlers,
+                limits: self.limits,
+                sink: events.sink(),
+                events,
+                era_mode: self.era_mode,
+                probe_wait: self.probe_wait,
+                conn: tokio::sync::Mutex::new(None),
+                version: Mutex::new(sterna_types::version::LATEST.to_owned()),
+                next_id: Arc::new(AtomicI64::new(1)),
+                mirrors: RwLock::new(None),
+            }),
+        }
     }
 
     /// A client of the Streamable HTTP endpoint at `url`.

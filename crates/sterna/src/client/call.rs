@@ -1,5 +1,6 @@
 //! Calls that may take several rounds, and their steps.
 
+use super::legacy::Held;
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
@@ -122,6 +123,13 @@ pub enum Step<T> {
 ///
 /// [`resume`](crate::client::Client::resume) consumes it, so a `requestState` can never
 /// be sent twice by accident.
+///
+/// **On a 2025-11-25 server** the questions are requests the server pushed while it holds
+/// the call open, and the answers go back as their responses. Such a pending call lives
+/// in this process only ([`is_portable`](Self::is_portable) is false): serializing it is
+/// an error, and it cannot be resumed elsewhere, or after the server stopped waiting.
+/// Dropping it answers its questions with `cancel` (elicitation) or a refusal and cancels
+/// the call.
 #[derive(Debug, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Pending<T> {
@@ -132,8 +140,22 @@ pub struct Pending<T> {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub(crate) request_state: Option<String>,
     pub(crate) round: u32,
+    /// The 2025-11-25 call behind the questions (never serialized).
+    #[serde(
+        default,
+        skip_deserializing,
+        skip_serializing_if = "Option::is_none",
+        serialize_with = "refuse_held"
+    )]
+    pub(crate) held: Option<Box<Held>>,
     #[serde(skip)]
     pub(crate) _t: PhantomData<fn() -> T>,
+}
+
+fn refuse_held<S: serde::Serializer>(_: &Option<Box<Held>>, _: S) -> Result<S::Ok, S::Error> {
+    Err(serde::ser::Error::custom(
+        "a pending call on a 2025-11-25 server lives in this process only (the server holds the request open) and cannot be serialized",
+    ))
 }
 
 impl<T> Pending<T> {
@@ -160,5 +182,12 @@ impl<T> Pending<T> {
     /// The tool or prompt name, or the resource URI.
     pub fn target(&self) -> &str {
         &self.name
+    }
+
+    /// Whether this pending call may be serialized and resumed in another process or
+    /// against another replica: true for 2026-07-28 servers, false for 2025-11-25 ones
+    /// (their questions are requests held open by the server).
+    pub fn is_portable(&self) -> bool {
+        self.held.is_none()
     }
 }

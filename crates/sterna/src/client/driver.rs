@@ -1,8 +1,11 @@
 //! The client and its MRTR round driver.
 
-use super::envelope::{Message, WithMeta};
-use super::error::{ClientError, GaveUp, ProtocolViolation, Refusal};
+use super::envelope::{Message, WithMeta, read_answer};
+use super::era::EraMode;
+use super::error::{ClientError, GaveUp, ProtocolViolation, Refusal, TransportError};
+use super::events::EventHub;
 use super::handlers::Handlers;
+use super::link::{Connected, Dual};
 use super::retry::{Attempt, Failure, Next, Policy};
 use super::transport::{NotificationSink, Outgoing, Transport};
 use crate::mirror::HeaderParam;
@@ -14,7 +17,7 @@ use std::sync::atomic::{AtomicI64, Ordering};
 use std::sync::{Arc, Mutex, RwLock};
 use std::time::{Duration, Instant};
 use sterna_types::capabilities::ClientCapabilities;
-use sterna_types::jsonrpc::{Incoming, RawMessage, RequestId};
+use sterna_types::jsonrpc::RequestId;
 use sterna_types::meta::Implementation;
 
 /// Limits of the round driver.
@@ -35,21 +38,31 @@ impl Default for Limits {
     }
 }
 
-/// A 2026-07-28 MCP client. Cheap to clone; calls may run concurrently.
+/// An MCP client of 2026-07-28 servers and, through the same API and handlers, of
+/// 2025-11-25 ones (see [`EraMode`]). Cheap to clone; calls may run concurrently.
 #[derive(Clone)]
 pub struct Client {
     pub(crate) inner: Arc<Inner>,
 }
 
 pub(crate) struct Inner {
-    pub(crate) transport: Box<dyn Transport>,
+    pub(crate) transport: Arc<dyn Transport>,
+    /// The same transport, when it can also carry a 2025-11-25 session.
+    pub(crate) dual: Option<Dual>,
+    /// `clientInfo` for `_meta` (none when left out).
     pub(crate) info: Option<Implementation>,
+    /// `clientInfo` for `initialize` (always sent there).
+    pub(crate) identity: Implementation,
     pub(crate) caps: ClientCapabilities,
     pub(crate) handlers: Handlers,
     pub(crate) limits: Limits,
     pub(crate) sink: NotificationSink,
+    pub(crate) events: Arc<EventHub>,
+    pub(crate) era_mode: EraMode,
+    pub(crate) probe_wait: Duration,
+    pub(crate) conn: tokio::sync::Mutex<Option<Connected>>,
     pub(crate) version: Mutex<String>,
-    pub(crate) next_id: AtomicI64,
+    pub(crate) next_id: Arc<AtomicI64>,
     /// `x-mcp-header` annotations by tool, learned from `tools/list`.
     pub(crate) mirrors: RwLock<Option<HashMap<String, Vec<HeaderParam>>>>,
 }
@@ -75,29 +88,6 @@ pub(crate) async fn within<T>(
 }
 
 impl Client {
-    pub(crate) fn new(
-        transport: Box<dyn Transport>,
-        info: Option<Implementation>,
-        caps: ClientCapabilities,
-        handlers: Handlers,
-        limits: Limits,
-        sink: Option<NotificationSink>,
-    ) -> Self {
-        Self {
-            inner: Arc::new(Inner {
-                transport,
-                info,
-                caps,
-                handlers,
-                limits,
-                sink: sink.unwrap_or_else(|| Arc::new(|_: &[u8]| {})),
-                version: Mutex::new(sterna_types::version::LATEST.to_owned()),
-                next_id: AtomicI64::new(1),
-                mirrors: RwLock::new(None),
-            }),
-        }
-    }
-
     /// The capabilities this client declares on every request.
     pub fn capabilities(&self) -> &ClientCapabilities {
         &self.inner.caps
@@ -112,8 +102,13 @@ impl Client {
             .clone()
     }
 
-    /// Closes the transport (ends a child server process gracefully).
+    /// Ends a 2025-11-25 session (DELETE over HTTP), then closes the transport (ends a
+    /// child server process gracefully).
     pub async fn close(&self) {
+        let conn = self.inner.conn.lock().await.clone();
+        if let Some(Connected::Legacy(link)) = conn {
+            link.session.close().await;
+        }
         self.inner.transport.close().await;
     }
 
@@ -121,9 +116,38 @@ impl Client {
         RequestId::Number(self.inner.next_id.fetch_add(1, Ordering::Relaxed))
     }
 
+    /// Sends one request and returns its `result`: in the server's era (found first, once),
+    /// with `_meta` to a 2026-07-28 server, plain in a 2025-11-25 session. A remembered
+    /// modern verdict that a bare 400/404/405 contradicts is forgotten and the server
+    /// probed again.
+    pub(crate) async fn request(
+        &self,
+        method: &str,
+        params: &Map<String, Value>,
+        name: Option<&str>,
+    ) -> Result<Box<RawValue>, ClientError> {
+        let remembered = match self.connected().await? {
+            Connected::Legacy(link) => return link.session.request(method, params, &|_| {}).await,
+            Connected::Modern { remembered } => remembered,
+        };
+        match self.modern_request(method, params, name).await {
+            Err(ClientError::Transport(TransportError::Http { status, .. }))
+                if remembered && matches!(status, 400 | 404 | 405) =>
+            {
+                tracing::info!(
+                    status,
+                    "a remembered 2026-07-28 verdict failed; probing again"
+                );
+                self.forget_era().await;
+                Box::pin(self.request(method, params, name)).await
+            }
+            other => other,
+        }
+    }
+
     /// Sends one request (with `_meta`) and returns its `result`, retrying as the
     /// [`Policy`] says (broken streams, version renegotiation, stale header annotations).
-    pub(crate) async fn request(
+    async fn modern_request(
         &self,
         method: &str,
         params: &Map<String, Value>,
@@ -222,27 +246,6 @@ impl Client {
         params: Map<String, Value>,
     ) -> Result<Value, ClientError> {
         self.typed(method, params).await
-    }
-}
-
-/// The result of the response to `id`, or why there is none.
-///
-/// The result stays raw: decoding it through a `Value` would sort every object's keys,
-/// and a form's fields must reach the user in the order the server sent them.
-fn read_answer(method: &str, id: &RequestId, bytes: &[u8]) -> Result<Box<RawValue>, Failure> {
-    let violation = |v: ProtocolViolation| Failure::Client(v.into());
-    match RawMessage::parse(bytes) {
-        Ok(Incoming::Result { id: got, result }) if got == *id => {
-            serde_json::from_str(result.get()).map_err(|source| {
-                violation(ProtocolViolation::Malformed {
-                    method: method.to_owned(),
-                    source,
-                })
-            })
-        }
-        Ok(Incoming::Error { error, .. }) => Err(Failure::Server(error)),
-        Ok(_) => Err(violation(ProtocolViolation::WrongResponse)),
-        Err(m) => Err(violation(ProtocolViolation::Unreadable(m.error))),
     }
 }
 

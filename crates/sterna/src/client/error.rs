@@ -49,6 +49,22 @@ impl fmt::Display for ClientError {
     }
 }
 
+impl ClientError {
+    /// Whether the server said the resource does not exist: `-32002` (2025-11-25) or, in
+    /// 2026-07-28, `-32602` with the URI in `data.uri`.
+    pub fn is_resource_not_found(&self) -> bool {
+        use sterna_types::error::ErrorCode;
+        match self {
+            Self::Server(e) if e.code == ErrorCode::LEGACY_RESOURCE_NOT_FOUND => true,
+            Self::Server(e) => {
+                e.code == ErrorCode::INVALID_PARAMS
+                    && e.data.as_ref().is_some_and(|d| d.get("uri").is_some())
+            }
+            _ => false,
+        }
+    }
+}
+
 impl std::error::Error for ClientError {
     fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
         match self {
@@ -198,6 +214,8 @@ pub enum ProtocolViolation {
         /// The list method.
         method: String,
     },
+    /// `input_required` inside a 2025-11-25 session (that era pushes requests instead).
+    InputRequiredInSession,
 }
 
 impl fmt::Display for ProtocolViolation {
@@ -219,6 +237,9 @@ impl fmt::Display for ProtocolViolation {
                 write!(f, "{key}: unknown input request {method}")
             }
             Self::EndlessList { method } => write!(f, "{method} did not end after 1000 pages"),
+            Self::InputRequiredInSession => {
+                f.write_str("input_required in a 2025-11-25 session, which has no such result")
+            }
         }
     }
 }
@@ -243,6 +264,11 @@ pub enum Misuse {
         /// The method it was resumed as.
         resumed_as: &'static str,
     },
+    /// [`EraMode::Legacy`](super::EraMode::Legacy) with a transport that cannot carry a
+    /// 2025-11-25 session (only stdio, byte streams and Streamable HTTP can).
+    NoLegacyTransport,
+    /// A pending call of a 2026-07-28 server resumed on a 2025-11-25 one.
+    OtherEra,
 }
 
 impl fmt::Display for Misuse {
@@ -252,6 +278,12 @@ impl fmt::Display for Misuse {
                 pending,
                 resumed_as,
             } => write!(f, "a pending {pending} cannot resume as {resumed_as}"),
+            Self::NoLegacyTransport => {
+                f.write_str("this transport cannot carry a 2025-11-25 session")
+            }
+            Self::OtherEra => f.write_str(
+                "a pending call of a 2026-07-28 server cannot resume on a 2025-11-25 server",
+            ),
         }
     }
 }

@@ -3,6 +3,7 @@
 
 use super::driver::Client;
 use super::error::{ClientError, ProtocolViolation};
+use super::link::Connected;
 use crate::mirror::{ParamKind, header_params};
 use serde::de::DeserializeOwned;
 use serde_json::{Map, Value};
@@ -15,8 +16,13 @@ use sterna_types::resources::{
 use sterna_types::tools::{ListToolsResult, Tool};
 
 impl Client {
-    /// `server/discover`.
+    /// `server/discover`. A 2025-11-25 server has no such method: its answer to
+    /// `initialize` is returned in the same shape (its version, capabilities,
+    /// instructions, and `serverInfo` in `_meta`).
     pub async fn discover(&self) -> Result<DiscoverResult, ClientError> {
+        if let Connected::Legacy(link) = self.connected().await? {
+            return Ok(link.session.discover());
+        }
         self.typed("server/discover", Map::new()).await
     }
 
@@ -97,6 +103,25 @@ impl Client {
             |r: ListResourceTemplatesResult| (r.resource_templates, r.next_cursor),
         )
         .await
+    }
+
+    /// `resources/subscribe` (2025-11-25): the server then sends
+    /// [`ServerEvent::ResourceUpdated`](super::ServerEvent::ResourceUpdated) when the
+    /// resource changes. 2026-07-28 replaced it with `subscriptions/listen`.
+    pub async fn subscribe_resource(&self, uri: &str) -> Result<(), ClientError> {
+        self.resource_subscription("resources/subscribe", uri).await
+    }
+
+    /// `resources/unsubscribe` (2025-11-25).
+    pub async fn unsubscribe_resource(&self, uri: &str) -> Result<(), ClientError> {
+        self.resource_subscription("resources/unsubscribe", uri)
+            .await
+    }
+
+    async fn resource_subscription(&self, method: &str, uri: &str) -> Result<(), ClientError> {
+        let mut params = Map::new();
+        params.insert("uri".into(), Value::String(uri.to_owned()));
+        self.request(method, &params, None).await.map(drop)
     }
 
     /// The `Mcp-Param-*` headers for a call of `tool` (learning annotations first if

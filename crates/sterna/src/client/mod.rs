@@ -1,5 +1,6 @@
 //! The client: one MRTR round driver for `tools/call`, `prompts/get` and `resources/read`,
-//! over stdio or Streamable HTTP.
+//! over stdio or Streamable HTTP — for 2026-07-28 servers and, with the same API and the
+//! same handlers, for 2025-11-25 ones.
 //!
 //! ```no_run
 //! # async fn run() -> Result<(), sterna::client::ClientError> {
@@ -24,15 +25,45 @@
 //! a time budget (10 minutes), with backoff on rounds that carry only state. To take a
 //! round yourself (your own UI, or later, or elsewhere), use [`Client::start`] and
 //! [`Client::resume`]; the [`Pending`] call in between is serializable.
+//!
+//! # Both eras
+//!
+//! Most deployed servers speak 2025-11-25. Before its first request the client finds out
+//! ([`EraMode::Auto`], the default; [`EraMode::Modern`] and [`EraMode::Legacy`] pin one era)
+//! with a modern `server/discover`: only a `DiscoverResult` or a recognised modern error
+//! means 2026-07-28; anything else (another error, `{}`, silence on stdio, a stdio server
+//! that dies on the probe — it is started again) means 2025-11-25, while HTTP 401/403, 5xx
+//! and timeouts are errors. The verdict is kept per child process, and per endpoint over
+//! HTTP. [`Client::era`] tells it.
+//!
+//! With a 2025-11-25 server the client opens a session (`initialize`, `Mcp-Session-Id`, the
+//! GET stream, `Last-Event-ID` resumption, a new session after a 404, DELETE on
+//! [`Client::close`]) and the server *pushes* `elicitation/create`,
+//! `sampling/createMessage` and `roots/list` as requests. The handlers registered here
+//! answer them exactly as they answer MRTR questions, and the capabilities declared at
+//! `initialize` are derived from them the same way. [`Client::run`] answers pushes as they
+//! come; [`Client::start`] surfaces them as [`Step::InputRequired`] and [`Client::resume`]
+//! sends the answers back as their responses — but that [`Pending`] lives in this process
+//! only ([`Pending::is_portable`]): the server holds the request open. `-32042` is resolved
+//! with the URL handler and `notifications/elicitation/complete`; change notifications
+//! arrive as [`ServerEvent`]s ([`ClientBuilder::on_event`], [`Client::events`]).
 
+mod answer;
 mod builder;
 mod call;
+mod connect;
 mod driver;
 mod envelope;
+mod era;
 mod error;
+mod events;
 mod fulfil;
 mod handlers;
+mod legacy;
+mod legacy_rounds;
+mod link;
 mod lists;
+mod probe;
 mod retry;
 mod rounds;
 pub mod transport;
@@ -40,7 +71,9 @@ pub mod transport;
 pub use builder::ClientBuilder;
 pub use call::{Call, CallResult, Pending, Step};
 pub use driver::Client;
+pub use era::{Era, EraMode};
 pub use error::{
     ClientError, ConfigError, GaveUp, Misuse, ProtocolViolation, Refusal, TransportError,
 };
+pub use events::ServerEvent;
 pub use handlers::{FormHandler, RootsHandler, SamplingHandler, UrlHandler};

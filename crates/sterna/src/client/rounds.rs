@@ -4,6 +4,7 @@
 use super::call::{Call, CallResult, Pending, Step};
 use super::driver::{Client, within};
 use super::error::{ClientError, GaveUp, Misuse, ProtocolViolation};
+use super::link::Connected;
 use serde::Serialize;
 use serde_json::Value;
 use std::marker::PhantomData;
@@ -18,9 +19,16 @@ impl Client {
     /// Runs a call to completion, driving every round: on `input_required` the registered
     /// handlers answer all questions concurrently and the call is retried with a new id,
     /// the answers, and the `requestState` echoed exactly.
+    ///
+    /// On a 2025-11-25 server the same handlers answer the requests the server pushes
+    /// while it holds the call open (the server drives those rounds, so the round cap does
+    /// not apply; the time budget does), and a `-32042` is resolved with the URL handler.
     pub async fn run<T: CallResult>(&self, call: Call<T>) -> Result<T, ClientError> {
         let started = Instant::now();
         let budget = self.inner.limits.budget;
+        if let Connected::Legacy(link) = within(started, budget, self.connected()).await? {
+            return within(started, budget, self.legacy_run(&link, call, started)).await;
+        }
         let mut step = within(started, budget, self.start(call)).await?;
         let mut state_only = 0u32;
         loop {
@@ -61,8 +69,12 @@ impl Client {
             input_requests: Default::default(),
             request_state: None,
             round: 0,
+            held: None,
             _t: PhantomData,
         };
+        if let Connected::Legacy(link) = self.connected().await? {
+            return self.legacy_start(&link, pending).await;
+        }
         self.round(pending, None).await
     }
 
@@ -78,9 +90,23 @@ impl Client {
 
     async fn round<T: CallResult>(
         &self,
-        pending: Pending<T>,
+        mut pending: Pending<T>,
         answers: Option<InputResponses>,
     ) -> Result<Step<T>, ClientError> {
+        if pending.method != T::METHOD {
+            return Err(ClientError::Misuse(Misuse::ResumedAs {
+                pending: pending.method,
+                resumed_as: T::METHOD,
+            }));
+        }
+        if let Some(held) = pending.held.take() {
+            return self
+                .legacy_resume(pending, *held, answers.unwrap_or_default())
+                .await;
+        }
+        if let Connected::Legacy(_) = self.connected().await? {
+            return Err(ClientError::Misuse(Misuse::OtherEra));
+        }
         let Pending {
             method,
             name,
@@ -89,12 +115,6 @@ impl Client {
             round,
             ..
         } = pending;
-        if method != T::METHOD {
-            return Err(ClientError::Misuse(Misuse::ResumedAs {
-                pending: method,
-                resumed_as: T::METHOD,
-            }));
-        }
         // MRTR members live only in this request's params, never in the call's own.
         let mut this = params.clone();
         if let Some(answers) = answers.filter(|a| !a.is_empty()) {
@@ -121,6 +141,7 @@ impl Client {
                     input_requests: requests,
                     request_state: r.request_state,
                     round: round + 1,
+                    held: None,
                     _t: PhantomData,
                 }))
             }

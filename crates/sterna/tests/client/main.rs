@@ -5,8 +5,14 @@
 
 #[path = "../server/fixture.rs"]
 mod fixture;
+mod http_peer;
+mod peer;
 mod scripted;
 
+mod child;
 mod driver;
 mod end_to_end;
+mod era;
+mod legacy;
+mod legacy_http;
 mod meta_order;

@@ -95,11 +95,7 @@ impl HttpTransport {
             .body(Full::new(Bytes::from(req.body)))
             .map_err(|e| TransportError::Connection(Box::new(e)))?;
         request.headers_mut().extend(self.extra.clone());
-        let response = self
-            .client
-            .request(request)
-            .await
-            .map_err(|e| TransportError::Connection(Box::new(e)))?;
+        let response = self.exchange(request).await?;
         let status = response.status();
         let sse = response
             .headers()
@@ -141,6 +137,49 @@ impl HttpTransport {
                 }
             }
         }
+    }
+}
+
+/// What the 2025-11-25 session and the era probe share with this transport: the
+/// endpoint, the added headers, the size limit, and the one place requests are sent.
+impl HttpTransport {
+    /// The endpoint.
+    pub(crate) fn endpoint(&self) -> &Uri {
+        &self.url
+    }
+
+    /// The largest answer accepted, in bytes.
+    pub(crate) fn response_limit(&self) -> usize {
+        self.max_response
+    }
+
+    /// A request to the endpoint with the headers added to every request.
+    pub(crate) fn prepare(
+        &self,
+        method: http::Method,
+        headers: &[(&str, &str)],
+        body: Bytes,
+    ) -> Result<Request<Full<Bytes>>, TransportError> {
+        let mut builder = Request::builder().method(method).uri(self.url.clone());
+        for (name, value) in headers {
+            builder = builder.header(*name, *value);
+        }
+        let mut request = builder
+            .body(Full::new(body))
+            .map_err(|e| TransportError::Connection(Box::new(e)))?;
+        request.headers_mut().extend(self.extra.clone());
+        Ok(request)
+    }
+
+    /// Sends one request.
+    pub(crate) async fn exchange(
+        &self,
+        request: Request<Full<Bytes>>,
+    ) -> Result<http::Response<hyper::body::Incoming>, TransportError> {
+        self.client
+            .request(request)
+            .await
+            .map_err(|e| TransportError::Connection(Box::new(e)))
     }
 }
 

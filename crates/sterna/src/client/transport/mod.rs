@@ -3,16 +3,19 @@
 
 #[cfg(feature = "http")]
 mod http;
+mod stdio;
 mod stream;
 
 #[cfg(feature = "http")]
 pub use http::HttpTransport;
-pub use stream::{StdioTransport, StreamTransport};
+pub use stdio::StdioTransport;
+pub(crate) use stream::ProbeReply;
+pub use stream::StreamTransport;
 
 use super::error::TransportError;
 use futures_util::future::BoxFuture;
 use std::sync::Arc;
-use sterna_types::jsonrpc::RequestId;
+use sterna_types::jsonrpc::{Incoming, RawMessage, RequestId};
 
 /// Receives the notifications a server sends (progress, log messages, subscription
 /// events), as raw JSON-RPC messages.
@@ -54,5 +57,56 @@ pub trait Transport: Send + Sync + 'static {
     /// Closes the transport (ends the child process, drops connections).
     fn close(&self) -> BoxFuture<'_, ()> {
         Box::pin(async {})
+    }
+}
+
+/// Where a message the server sent on its own (a request, a notification) arrived.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum Origin {
+    /// On the response stream of this request (an HTTP POST answered with SSE).
+    Call(RequestId),
+    /// Not tied to a request: stdio, or the HTTP GET stream.
+    Unrelated,
+}
+
+/// What a 2025-11-25 server sends on its own: requests the client answers (elicitation,
+/// sampling, roots, ping) and notifications. Attached to a transport once the server is
+/// known to be legacy; 2026-07-28 servers send no requests.
+pub(crate) trait Inbound: Send + Sync + 'static {
+    /// The JSON-RPC response to a server request (`message` is the whole request).
+    fn answer(&self, message: Vec<u8>, origin: Origin) -> BoxFuture<'static, Vec<u8>>;
+    /// A notification (the whole message).
+    fn notification(&self, message: &[u8]);
+}
+
+/// What a message from the server is, read once.
+#[derive(Debug)]
+pub(crate) enum Kind {
+    /// A response (result or error) to this request.
+    Response(RequestId),
+    /// A request from the server (its method).
+    Request(String),
+    /// A notification.
+    Notification,
+    /// Anything else (logged here): an error without an id, an unreadable message.
+    Other,
+}
+
+/// Reads what `message` is.
+pub(crate) fn kind_of(message: &[u8]) -> Kind {
+    match RawMessage::parse(message) {
+        Ok(Incoming::Result { id, .. }) | Ok(Incoming::Error { id: Some(id), .. }) => {
+            Kind::Response(id)
+        }
+        Ok(Incoming::Notification { .. }) => Kind::Notification,
+        Ok(Incoming::Request { method, .. }) => Kind::Request(method.into_owned()),
+        Ok(Incoming::Error { id: None, error }) => {
+            tracing::warn!(%error, "the server reported an error without an id");
+            Kind::Other
+        }
+        Err(e) => {
+            tracing::warn!(error = %e.error, "an unreadable message from the server");
+            Kind::Other
+        }
     }
 }

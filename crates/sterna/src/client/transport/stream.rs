@@ -1,26 +1,29 @@
 //! Newline-delimited JSON over a byte stream: a child process's stdio, or any
 //! reader/writer pair (an in-memory duplex in tests).
 
-use super::{NotificationSink, Outgoing, Transport};
+use super::{Inbound, Kind, NotificationSink, Origin, Outgoing, Transport, kind_of};
 use crate::client::error::TransportError;
 use futures_util::future::BoxFuture;
 use std::collections::HashMap;
-use std::process::Stdio;
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, OnceLock};
 use std::time::Duration;
-use sterna_types::jsonrpc::{Incoming, RawMessage, RequestId};
-use tokio::io::{AsyncBufReadExt, AsyncRead, AsyncWrite, AsyncWriteExt, BufReader};
-use tokio::process::{Child, Command};
+use sterna_types::jsonrpc::RequestId;
+use tokio::io::{AsyncRead, AsyncWrite, AsyncWriteExt};
 use tokio::sync::{mpsc, oneshot};
 use tokio_util::sync::CancellationToken;
 
 type Waiters = Arc<Mutex<HashMap<RequestId, (oneshot::Sender<Vec<u8>>, NotificationSink)>>>;
+type InboundSlot = Arc<OnceLock<Arc<dyn Inbound>>>;
 
 /// Requests over a byte stream. Responses are matched to requests by id, so calls run
 /// concurrently; a call dropped before its response sends `notifications/cancelled`.
+///
+/// With a 2025-11-25 server the same stream also carries the server's own requests
+/// (elicitation, sampling, roots, ping): the client answers them with its handlers.
 pub struct StreamTransport {
     outbox: mpsc::Sender<Vec<u8>>,
     waiters: Waiters,
+    inbound: InboundSlot,
     stop: CancellationToken,
     writer_done: tokio::sync::Mutex<Option<tokio::task::JoinHandle<()>>>,
 }
@@ -35,6 +38,17 @@ fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
     m.lock().unwrap_or_else(|p| p.into_inner())
 }
 
+/// How the server answered a probe.
+#[derive(Debug)]
+pub(crate) enum ProbeReply {
+    /// The response (raw JSON).
+    Answer(Vec<u8>),
+    /// The stream ended (the server exited or closed its output).
+    Closed,
+    /// No answer in time.
+    Silent,
+}
+
 impl StreamTransport {
     /// Talks over `reader`/`writer` (e.g. the halves of
     /// [`transport::duplex`](crate::transport::duplex)).
@@ -47,10 +61,18 @@ impl StreamTransport {
         let stop = CancellationToken::new();
         let writer_done = tokio::spawn(write_loop(writer, rx, stop.clone()));
         let waiters: Waiters = Arc::default();
-        tokio::spawn(read_loop(reader, waiters.clone()));
+        let inbound: InboundSlot = Arc::default();
+        let reader_state = Reader {
+            waiters: waiters.clone(),
+            inbound: inbound.clone(),
+            outbox: outbox.clone(),
+            last_sink: None,
+        };
+        tokio::spawn(reader_state.run(reader));
         Self {
             outbox,
             waiters,
+            inbound,
             stop,
             writer_done: tokio::sync::Mutex::new(Some(writer_done)),
         }
@@ -67,6 +89,44 @@ impl StreamTransport {
             let _ = h.await;
         }
         lock(&self.waiters).clear();
+    }
+
+    /// From now on, the server's requests and notifications go to `inbound` (the server
+    /// speaks 2025-11-25). Only the first call has an effect.
+    pub(crate) fn attach(&self, inbound: Arc<dyn Inbound>) {
+        let _ = self.inbound.set(inbound);
+    }
+
+    /// Writes one message (a notification, or a response to a server request).
+    pub(crate) async fn send_message(&self, message: Vec<u8>) -> Result<(), TransportError> {
+        if self.closed() {
+            return Err(TransportError::Closed);
+        }
+        self.outbox
+            .send(message)
+            .await
+            .map_err(|_| TransportError::Closed)
+    }
+
+    /// Sends a request and waits up to `wait` for its response, without the
+    /// `notifications/cancelled` a dropped call sends (a probe of a server that may not
+    /// know what it is asked).
+    pub(crate) async fn probe(&self, id: RequestId, body: Vec<u8>, wait: Duration) -> ProbeReply {
+        let (tx, rx) = oneshot::channel();
+        let quiet: NotificationSink = Arc::new(|_: &[u8]| {});
+        lock(&self.waiters).insert(id.clone(), (tx, quiet));
+        if self.send_message(body).await.is_err() {
+            lock(&self.waiters).remove(&id);
+            return ProbeReply::Closed;
+        }
+        match tokio::time::timeout(wait, rx).await {
+            Ok(Ok(bytes)) => ProbeReply::Answer(bytes),
+            Ok(Err(_)) => ProbeReply::Closed,
+            Err(_) => {
+                lock(&self.waiters).remove(&id);
+                ProbeReply::Silent
+            }
+        }
     }
 }
 
@@ -95,56 +155,78 @@ async fn write_loop<W: AsyncWrite + Unpin>(
 /// The longest line accepted from a server (16 MiB); longer ones are skipped.
 const MAX_LINE: usize = 16 * 1024 * 1024;
 
-async fn read_loop<R: AsyncRead + Unpin>(r: R, waiters: Waiters) {
-    use futures_util::StreamExt;
-    use tokio_util::codec::{FramedRead, LinesCodec, LinesCodecError};
-    let mut lines = FramedRead::new(r, LinesCodec::new_with_max_length(MAX_LINE));
-    let mut last_sink: Option<NotificationSink> = None;
-    while let Some(next) = lines.next().await {
-        let line = match next {
-            Ok(l) => l,
-            Err(LinesCodecError::MaxLineLengthExceeded) => {
-                tracing::warn!("skipping a line longer than {MAX_LINE} bytes from the server");
-                continue;
+/// The read side: routes each line the server writes.
+struct Reader {
+    waiters: Waiters,
+    inbound: InboundSlot,
+    outbox: mpsc::Sender<Vec<u8>>,
+    last_sink: Option<NotificationSink>,
+}
+
+impl Reader {
+    async fn run<R: AsyncRead + Unpin>(mut self, r: R) {
+        use futures_util::StreamExt;
+        use tokio_util::codec::{FramedRead, LinesCodec, LinesCodecError};
+        let mut lines = FramedRead::new(r, LinesCodec::new_with_max_length(MAX_LINE));
+        while let Some(next) = lines.next().await {
+            match next {
+                Ok(line) => self.handle(line),
+                Err(LinesCodecError::MaxLineLengthExceeded) => {
+                    tracing::warn!("skipping a line longer than {MAX_LINE} bytes from the server");
+                }
+                Err(LinesCodecError::Io(e)) if e.kind() == std::io::ErrorKind::InvalidData => {
+                    tracing::warn!("skipping a line that is not UTF-8 from the server");
+                }
+                Err(_) => break,
             }
-            Err(LinesCodecError::Io(e)) if e.kind() == std::io::ErrorKind::InvalidData => {
-                tracing::warn!("skipping a line that is not UTF-8 from the server");
-                continue;
-            }
-            Err(_) => break,
-        };
-        match RawMessage::parse(line.as_bytes()) {
-            Ok(Incoming::Result { id, .. }) | Ok(Incoming::Error { id: Some(id), .. }) => {
-                if let Some((tx, _)) = lock(&waiters).remove(&id) {
+        }
+        // The stream ended: every waiting call fails (its sender is dropped).
+        lock(&self.waiters).clear();
+    }
+
+    fn handle(&mut self, line: String) {
+        let kind = kind_of(line.as_bytes());
+        match kind {
+            Kind::Response(id) => match lock(&self.waiters).remove(&id) {
+                Some((tx, _)) => {
                     let _ = tx.send(line.into_bytes());
-                } else {
-                    tracing::warn!(%id, "a response to no request in flight");
                 }
-            }
-            Ok(Incoming::Notification { .. }) => {
-                // Notifications are not addressed to a request on stdio: hand them to the
-                // sink of a call in flight (they share one client-wide sink).
-                let sink = lock(&waiters)
-                    .values()
-                    .next()
-                    .map(|(_, s)| s.clone())
-                    .or(last_sink.clone());
-                if let Some(s) = &sink {
-                    s(line.as_bytes());
-                }
-                last_sink = sink;
-            }
-            Ok(Incoming::Request { method, .. }) => {
-                tracing::warn!(%method, "ignoring a request from the server (2026-07-28 servers send none)");
-            }
-            Ok(Incoming::Error { id: None, error }) => {
-                tracing::warn!(%error, "the server reported an error without an id");
-            }
-            Err(e) => tracing::warn!(error = %e.error, "unreadable line from the server"),
+                None => tracing::warn!(%id, "a response to no request in flight"),
+            },
+            Kind::Notification => self.notification(line.as_bytes()),
+            Kind::Request(method) => self.request(method, line.into_bytes()),
+            Kind::Other => {}
         }
     }
-    // The stream ended: every waiting call fails (its sender is dropped).
-    lock(&waiters).clear();
+
+    fn notification(&mut self, line: &[u8]) {
+        if let Some(inbound) = self.inbound.get() {
+            return inbound.notification(line);
+        }
+        // Notifications are not addressed to a request on stdio: hand them to the sink of
+        // a call in flight (they share one client-wide sink).
+        let sink = lock(&self.waiters)
+            .values()
+            .next()
+            .map(|(_, s)| s.clone())
+            .or(self.last_sink.clone());
+        if let Some(s) = &sink {
+            s(line);
+        }
+        self.last_sink = sink;
+    }
+
+    fn request(&self, method: String, line: Vec<u8>) {
+        let Some(inbound) = self.inbound.get() else {
+            tracing::warn!(%method, "ignoring a request from the server (2026-07-28 servers send none)");
+            return;
+        };
+        let answer = inbound.answer(line, Origin::Unrelated);
+        let outbox = self.outbox.clone();
+        tokio::spawn(async move {
+            let _ = outbox.send(answer.await).await;
+        });
+    }
 }
 
 /// Sends `notifications/cancelled` when a call is dropped before its response.
@@ -197,91 +279,6 @@ impl Transport for StreamTransport {
             let result = rx.await.map_err(|_| TransportError::Closed);
             guard.id = None;
             result
-        })
-    }
-}
-
-/// A server started as a child process, spoken to over its stdin/stdout; its stderr is
-/// logged (at `info`, target `sterna::client::server_stderr`), never read as an error.
-pub struct StdioTransport {
-    stream: StreamTransport,
-    child: tokio::sync::Mutex<Option<Child>>,
-}
-
-impl std::fmt::Debug for StdioTransport {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("StdioTransport").finish()
-    }
-}
-
-impl StdioTransport {
-    /// Starts `command` with piped stdio.
-    pub fn spawn(mut command: Command) -> std::io::Result<Self> {
-        command
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .kill_on_drop(true);
-        let mut child = command.spawn()?;
-        let stdin = child
-            .stdin
-            .take()
-            .ok_or_else(|| std::io::Error::other("no stdin"))?;
-        let stdout = child
-            .stdout
-            .take()
-            .ok_or_else(|| std::io::Error::other("no stdout"))?;
-        if let Some(stderr) = child.stderr.take() {
-            tokio::spawn(async move {
-                let mut lines = BufReader::new(stderr).lines();
-                while let Ok(Some(line)) = lines.next_line().await {
-                    tracing::info!(target: "sterna::client::server_stderr", "{line}");
-                }
-            });
-        }
-        Ok(Self {
-            stream: StreamTransport::new(stdout, stdin),
-            child: tokio::sync::Mutex::new(Some(child)),
-        })
-    }
-}
-
-impl Transport for StdioTransport {
-    fn request(
-        &self,
-        req: Outgoing,
-        sink: NotificationSink,
-    ) -> BoxFuture<'_, Result<Vec<u8>, TransportError>> {
-        self.stream.request(req, sink)
-    }
-
-    /// Closes the server's stdin, waits up to 2 s, then sends SIGTERM, waits 2 s more,
-    /// then kills it.
-    fn close(&self) -> BoxFuture<'_, ()> {
-        Box::pin(async move {
-            let Some(mut child) = self.child.lock().await.take() else {
-                return;
-            };
-            self.stream.shutdown().await;
-            if tokio::time::timeout(Duration::from_secs(2), child.wait())
-                .await
-                .is_ok()
-            {
-                return;
-            }
-            #[cfg(unix)]
-            if let Some(pid) = child.id() {
-                use nix::sys::signal::{Signal, kill};
-                use nix::unistd::Pid;
-                let _ = kill(Pid::from_raw(pid as i32), Signal::SIGTERM);
-                if tokio::time::timeout(Duration::from_secs(2), child.wait())
-                    .await
-                    .is_ok()
-                {
-                    return;
-                }
-            }
-            let _ = child.kill().await;
         })
     }
 }

@@ -1,0 +1,169 @@
+//! Finding the server's era before the first request (once; see [`era`](super::era)) and
+//! opening a 2025-11-25 session when it is legacy.
+
+use super::driver::Client;
+use super::era::{self, Era, EraMode, Verdict};
+use super::error::{ClientError, Misuse, TransportError};
+use super::events::ServerEvent;
+use super::legacy::{Dispatch, Hello, Session, Wire};
+use super::link::{Connected, Dual, LegacyLink};
+use super::probe::{StreamVerdict, discover_request, probe_stream};
+use std::sync::Arc;
+use std::time::Duration;
+use tokio::sync::broadcast;
+
+/// How long opening a 2025-11-25 session (`initialize`, then the GET stream) may take.
+const INITIALIZE_WAIT: Duration = Duration::from_secs(30);
+
+impl Client {
+    /// The era the server speaks (and the revision in use), probing it first if no request
+    /// did yet. In [`EraMode::Auto`] a 2025-11-25 session is opened here when the server is
+    /// legacy.
+    pub async fn era(&self) -> Result<Era, ClientError> {
+        Ok(match self.connected().await? {
+            Connected::Modern { .. } => Era::Modern {
+                version: self.protocol_version(),
+            },
+            Connected::Legacy(link) => link.session.era(),
+        })
+    }
+
+    /// A receiver of every [`ServerEvent`] from now on (list changes, resource updates,
+    /// completed URL elicitations, progress, log messages), from either era. Slow
+    /// receivers miss events (the channel keeps the last 64).
+    pub fn events(&self) -> broadcast::Receiver<ServerEvent> {
+        self.inner.events.subscribe()
+    }
+
+    /// What the server speaks, found once and kept.
+    pub(crate) async fn connected(&self) -> Result<Connected, ClientError> {
+        let mut conn = self.inner.conn.lock().await;
+        if let Some(c) = conn.as_ref() {
+            return Ok(c.clone());
+        }
+        let c = self.establish().await?;
+        *conn = Some(c.clone());
+        Ok(c)
+    }
+
+    /// Forgets a remembered verdict that failed: the next request probes again.
+    pub(crate) async fn forget_era(&self) {
+        if let Some(key) = self.inner.dual.as_ref().and_then(Dual::endpoint) {
+            era::forget(&key);
+        }
+        *self.inner.conn.lock().await = None;
+    }
+
+    async fn establish(&self) -> Result<Connected, ClientError> {
+        let modern = Connected::Modern { remembered: false };
+        let Some(dual) = &self.inner.dual else {
+            return match self.inner.era_mode {
+                EraMode::Legacy => Err(ClientError::Misuse(Misuse::NoLegacyTransport)),
+                _ => Ok(modern),
+            };
+        };
+        match self.inner.era_mode {
+            EraMode::Modern => return Ok(modern),
+            EraMode::Legacy => return self.open_legacy(dual).await,
+            EraMode::Auto => {}
+        }
+        let key = dual.endpoint();
+        match key.as_deref().and_then(era::remembered) {
+            Some(Verdict::Modern(v)) => {
+                self.set_version(v);
+                return Ok(Connected::Modern { remembered: true });
+            }
+            Some(Verdict::Legacy(_)) => match self.open_legacy(dual).await {
+                Ok(c) => return Ok(c),
+                Err(e) => {
+                    tracing::info!(error = %e, "the remembered 2025-11-25 verdict failed; probing again");
+                    era::forget(key.as_deref().unwrap_or_default());
+                }
+            },
+            None => {}
+        }
+        let verdict = self.probe(dual).await?;
+        if let Some(k) = &key {
+            era::remember(k, &verdict);
+        }
+        match verdict {
+            Verdict::Modern(v) => {
+                self.set_version(v);
+                Ok(modern)
+            }
+            Verdict::Legacy(why) => {
+                tracing::debug!(why, "the server speaks 2025-11-25 or earlier");
+                self.open_legacy(dual).await
+            }
+        }
+    }
+
+    fn set_version(&self, v: String) {
+        *self.inner.version.lock().unwrap_or_else(|p| p.into_inner()) = v;
+    }
+
+    async fn probe(&self, dual: &Dual) -> Result<Verdict, ClientError> {
+        let request = discover_request(&self.inner.caps, self.inner.info.as_ref());
+        let wait = self.inner.probe_wait;
+        match dual {
+            Dual::Stdio(s) => match probe_stream(&*s.stream().await, request, wait).await? {
+                StreamVerdict::Judged(v) => Ok(v),
+                StreamVerdict::Died => {
+                    tracing::warn!(
+                        "the server exited on the server/discover probe; started it again, speaking 2025-11-25"
+                    );
+                    s.restart().await.map_err(TransportError::Io)?;
+                    Ok(Verdict::Legacy("the server died on the probe"))
+                }
+            },
+            Dual::Stream(s) => match probe_stream(s, request, wait).await? {
+                StreamVerdict::Judged(v) => Ok(v),
+                StreamVerdict::Died => {
+                    tracing::warn!(
+                        "the server closed the stream on the server/discover probe (a byte stream cannot be started again)"
+                    );
+                    Err(TransportError::Closed.into())
+                }
+            },
+            #[cfg(feature = "http")]
+            Dual::Http(h) => super::legacy::probe_http(h, request, wait).await,
+        }
+    }
+
+    async fn open_legacy(&self, dual: &Dual) -> Result<Connected, ClientError> {
+        let dispatch = Dispatch::new(self.inner.handlers.clone(), self.inner.events.clone());
+        let wire = match dual {
+            Dual::Stdio(s) => {
+                let stream = s.stream().await;
+                stream.attach(Arc::new(dispatch.clone()));
+                Wire::Stream(stream)
+            }
+            Dual::Stream(s) => {
+                s.attach(Arc::new(dispatch.clone()));
+                Wire::Stream(s.clone())
+            }
+            #[cfg(feature = "http")]
+            Dual::Http(h) => Wire::Http(super::legacy::LegacyHttp::new(
+                (**h).clone(),
+                Arc::new(dispatch.clone()),
+            )),
+        };
+        let hello = Hello {
+            capabilities: self.inner.caps.clone(),
+            info: self.inner.identity.clone(),
+        };
+        let open = Session::open(wire, hello, self.inner.next_id.clone());
+        let session = tokio::time::timeout(INITIALIZE_WAIT, open)
+            .await
+            .map_err(|_| {
+                TransportError::Io(std::io::Error::new(
+                    std::io::ErrorKind::TimedOut,
+                    format!("no answer to initialize within {INITIALIZE_WAIT:?}"),
+                ))
+            })??;
+        Ok(Connected::Legacy(Arc::new(LegacyLink {
+            session: Arc::new(session),
+            dispatch,
+        })))
+    }
+}
