@@ -33,6 +33,8 @@ mod error;
 mod fulfil;
 mod handlers;
 mod lists;
+#[cfg(feature = "oauth")]
+pub mod oauth;
 mod retry;
 mod rounds;
 pub mod transport;

@@ -2,11 +2,23 @@
 //! process's stdio, an in-memory duplex) or Streamable HTTP.
 
 #[cfg(feature = "http")]
+mod connect;
+#[cfg(feature = "http")]
 mod http;
+#[cfg(feature = "http")]
+mod http_auth;
+#[cfg(feature = "http")]
+mod http_builder;
 mod stream;
 
 #[cfg(feature = "http")]
+pub(crate) use connect::HttpClient;
+#[cfg(feature = "http")]
+pub use connect::TlsRoots;
+#[cfg(feature = "http")]
 pub use http::HttpTransport;
+#[cfg(feature = "http")]
+pub use http_builder::HttpTransportBuilder;
 pub use stream::{StdioTransport, StreamTransport};
 
 use super::error::TransportError;
