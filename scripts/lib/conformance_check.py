@@ -53,7 +53,8 @@ def main():
         print(f'  {"pass" if ok else "FAIL"}  {name}: {counts.get("SUCCESS", 0)} passed, {f} failed, {w} warnings')
         for b in bad:
             print(f"          {b}")
-    print(f"{section}: {len(wanted) - failed}/{len(wanted)} scored scenarios passed, {warnings} warnings")
+    what = "scenarios" if only else "scored scenarios"
+    print(f"{section}: {len(wanted) - failed}/{len(wanted)} {what} passed, {warnings} warnings")
     sys.exit(1 if failed else 0)
 
 main()

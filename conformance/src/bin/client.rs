@@ -4,6 +4,9 @@
 //! `conformance-client <server-url>` with `MCP_CONFORMANCE_SCENARIO` (and, for some
 //! scenarios, `MCP_CONFORMANCE_CONTEXT`) set by the harness.
 
+#[path = "../auth.rs"]
+mod auth;
+
 use serde_json::{Map, Value, json};
 use std::process::ExitCode;
 use sterna::client::{Call, Client, ClientError, Refusal, Step};
@@ -77,6 +80,20 @@ fn sample_args(tool: &Tool) -> Value {
 }
 
 async fn run(scenario: &str, url: &str) -> Result<(), ClientError> {
+    if scenario.starts_with("auth/") {
+        let c = match auth::client(scenario, url) {
+            Ok(c) => c?,
+            Err(auth::BadContext(e)) => {
+                eprintln!("conformance-client ({scenario}): {e}");
+                std::process::exit(2);
+            }
+        };
+        // What a well-behaved client does: list the tools, call one.
+        c.list_tools().await?;
+        let r = c.call_tool("test-tool", json!({})).await?;
+        println!("{}", r.text_content());
+        return Ok(());
+    }
     let c = client(url)?;
     match scenario {
         "tools_call" => {
