@@ -254,3 +254,57 @@ pub(crate) fn check_response(
     }
     r.code.ok_or_else(|| Rejection::MissingCode.into())
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn meta(iss_supported: bool) -> ServerMetadata {
+        serde_json::from_value(serde_json::json!({
+            "issuer": "http://localhost:9",
+            "authorization_response_iss_parameter_supported": iss_supported,
+        }))
+        .unwrap()
+    }
+
+    fn response(iss: Option<&str>, state: &str) -> AuthorizationResponse {
+        let mut url = format!("http://cb/?code=c&state={state}");
+        if let Some(i) = iss {
+            url = urls::with_query(&url, &[("iss", i)]);
+        }
+        AuthorizationResponse::from_redirect(&url)
+    }
+
+    #[test]
+    fn iss_is_compared_as_a_raw_string() {
+        // Advertised and present: equal passes; anything else fails, "/" included.
+        assert!(check_response(response(Some("http://localhost:9"), "s"), "s", &meta(true)).is_ok());
+        for wrong in ["http://localhost:9/", "HTTP://localhost:9", "http://localhost:09", "https://evil.example.com"] {
+            let r = check_response(response(Some(wrong), "s"), "s", &meta(true));
+            assert!(matches!(r, Err(OAuthError::Rejected(Rejection::IssMismatch { .. }))), "{wrong}");
+        }
+        // Advertised and absent: rejected.
+        let r = check_response(response(None, "s"), "s", &meta(true));
+        assert!(matches!(r, Err(OAuthError::Rejected(Rejection::IssMissing))));
+        // Not advertised: absent passes, present is still compared.
+        assert!(check_response(response(None, "s"), "s", &meta(false)).is_ok());
+        let r = check_response(response(Some("https://evil.example.com"), "s"), "s", &meta(false));
+        assert!(matches!(r, Err(OAuthError::Rejected(Rejection::IssMismatch { .. }))));
+    }
+
+    #[test]
+    fn state_and_errors() {
+        let r = check_response(response(None, "other"), "s", &meta(false));
+        assert!(matches!(r, Err(OAuthError::Rejected(Rejection::StateMismatch))));
+        // An error behind a wrong iss is not believed.
+        let bad = AuthorizationResponse::from_redirect("http://cb/?error=access_denied&state=s&iss=https%3A%2F%2Fx");
+        assert!(matches!(
+            check_response(bad, "s", &meta(true)),
+            Err(OAuthError::Rejected(Rejection::IssMismatch { .. }))
+        ));
+        let denied = AuthorizationResponse::from_redirect("http://cb/?error=access_denied&state=s");
+        assert!(matches!(check_response(denied, "s", &meta(false)), Err(OAuthError::Server(e)) if e.error == "access_denied"));
+        let code = check_response(response(None, "s"), "s", &meta(false)).unwrap();
+        assert_eq!(code.expose(), "c");
+    }
+}
