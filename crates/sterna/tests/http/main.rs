@@ -11,3 +11,4 @@ mod endpoint;
 mod hardening;
 mod layers;
 mod streams;
+mod tls;
