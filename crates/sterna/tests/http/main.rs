@@ -10,5 +10,10 @@ mod auth;
 mod endpoint;
 mod hardening;
 mod layers;
+#[cfg(feature = "oauth")]
+mod oauth;
+#[cfg(feature = "oauth")]
+mod oauth_mock;
 mod streams;
+#[cfg(feature = "tls")]
 mod tls;
