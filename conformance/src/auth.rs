@@ -47,7 +47,9 @@ fn oauth(scenario: &str) -> Result<OAuth, BadContext> {
             field(&ctx, "client_id")?,
             field(&ctx, "client_secret")?,
         )),
-        "auth/dpop" | "auth/dpop-nonce" => interactive().dpop(DpopKey::generate().map_err(key_error)?),
+        "auth/dpop" | "auth/dpop-nonce" => {
+            interactive().dpop(DpopKey::generate().map_err(key_error)?)
+        }
         "auth/client-credentials-basic" => OAuth::client_credentials(ClientInfo::confidential(
             field(&ctx, "client_id")?,
             field(&ctx, "client_secret")?,

@@ -17,8 +17,8 @@ mod replay;
 
 pub(crate) use codec::{Binding, Carried, FlowState};
 pub(crate) use flow::Refused;
-pub use keys::{KEY_LEN, KeyError, StateKeys};
 pub(crate) use keys::fill_random;
+pub use keys::{KEY_LEN, KeyError, StateKeys};
 pub(crate) use replay::unix_now;
 pub use replay::{MemoryReplayStore, ReplayError, ReplayStore};
 

@@ -11,11 +11,15 @@ use sterna::client::transport::HttpTransport;
 use sterna::client::{Client, ClientError, TransportError};
 
 fn oauth() -> OAuthBuilder {
-    OAuth::authorization_code(HeadlessRedirect::new("http://127.0.0.1:9/callback")).client_name("oauth-test")
+    OAuth::authorization_code(HeadlessRedirect::new("http://127.0.0.1:9/callback"))
+        .client_name("oauth-test")
 }
 
 fn client(mock: &Mock, oauth: OAuth) -> Client {
-    let transport = HttpTransport::builder(&mock.mcp_url()).oauth(oauth).build().unwrap();
+    let transport = HttpTransport::builder(&mock.mcp_url())
+        .oauth(oauth)
+        .build()
+        .unwrap();
     Client::builder("oauth-test", "1.0.0").build(transport)
 }
 
@@ -58,7 +62,10 @@ async fn full_flow_with_step_up_and_no_secret_in_the_logs() {
         assert_eq!(seen.registrations, 1);
         assert_eq!(
             seen.authorizations,
-            [Some("mcp:read offline_access".to_owned()), Some("mcp:read mcp:write offline_access".to_owned())]
+            [
+                Some("mcp:read offline_access".to_owned()),
+                Some("mcp:read mcp:write offline_access".to_owned())
+            ]
         );
         assert_eq!(seen.grants, ["authorization_code", "authorization_code"]);
     }
@@ -67,13 +74,22 @@ async fn full_flow_with_step_up_and_no_secret_in_the_logs() {
     tracing::debug!(?oauth, ?c, "state after the flow");
 
     let text = String::from_utf8(logs.0.lock().unwrap().clone()).unwrap();
-    assert!(text.contains("authorized"), "the flow logs its steps:\n{text}");
+    assert!(
+        text.contains("authorized"),
+        "the flow logs its steps:\n{text}"
+    );
     let seen = mock.seen.lock().unwrap();
     assert!(seen.secrets.len() >= 6);
     for secret in &seen.secrets {
-        assert!(!text.contains(secret.as_str()), "{secret} leaked into the logs:\n{text}");
+        assert!(
+            !text.contains(secret.as_str()),
+            "{secret} leaked into the logs:\n{text}"
+        );
     }
-    assert!(!text.contains("SECRET"), "a secret leaked into the logs:\n{text}");
+    assert!(
+        !text.contains("SECRET"),
+        "a secret leaked into the logs:\n{text}"
+    );
 }
 
 #[tokio::test]
@@ -119,7 +135,10 @@ async fn step_up_is_bounded() {
     let mock = oauth_mock::start().await;
     let c = client(&mock, oauth().max_step_ups(0).build());
     c.list_tools().await.unwrap();
-    let err = c.call_tool("add", json!({"a": 1, "b": 2})).await.unwrap_err();
+    let err = c
+        .call_tool("add", json!({"a": 1, "b": 2}))
+        .await
+        .unwrap_err();
     assert!(
         matches!(&err, ClientError::Transport(TransportError::Auth(_))),
         "{err:?}"

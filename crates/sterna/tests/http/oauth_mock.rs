@@ -71,7 +71,9 @@ pub async fn start() -> Mock {
     let m = mock.clone();
     tokio::spawn(async move {
         loop {
-            let Ok((tcp, _)) = listener.accept().await else { return };
+            let Ok((tcp, _)) = listener.accept().await else {
+                return;
+            };
             let m = m.clone();
             let mcp = mcp.clone();
             tokio::spawn(async move {
@@ -162,7 +164,9 @@ fn authorize(m: &Mock, issuer: &str, query: &str) -> Response<Full<Bytes>> {
     seen.secrets.push(code.clone());
     let mut location = format!("{}?", q["redirect_uri"]);
     let mut ser = form_urlencoded::Serializer::new(String::new());
-    ser.append_pair("code", &code).append_pair("state", &q["state"]).append_pair("iss", issuer);
+    ser.append_pair("code", &code)
+        .append_pair("state", &q["state"])
+        .append_pair("iss", issuer);
     location.push_str(&ser.finish());
     Response::builder()
         .status(StatusCode::FOUND)
@@ -173,7 +177,10 @@ fn authorize(m: &Mock, issuer: &str, query: &str) -> Response<Full<Bytes>> {
 
 fn token(m: &Mock, headers: &http::HeaderMap, body: &[u8]) -> Response<Full<Bytes>> {
     let f = form(body);
-    let basic = headers.get("authorization").and_then(|v| v.to_str().ok()).unwrap_or("");
+    let basic = headers
+        .get("authorization")
+        .and_then(|v| v.to_str().ok())
+        .unwrap_or("");
     let creds = base64::engine::general_purpose::STANDARD
         .decode(basic.strip_prefix("Basic ").unwrap_or(""))
         .unwrap_or_default();
@@ -182,7 +189,12 @@ fn token(m: &Mock, headers: &http::HeaderMap, body: &[u8]) -> Response<Full<Byte
     }
     let mut seen = m.seen.lock().unwrap();
     seen.grants.push(f["grant_type"].clone());
-    let scope = seen.authorizations.last().cloned().flatten().unwrap_or_default();
+    let scope = seen
+        .authorizations
+        .last()
+        .cloned()
+        .flatten()
+        .unwrap_or_default();
     if f["grant_type"] == "authorization_code" {
         let verifier = f["code_verifier"].clone();
         let challenge = base64::engine::general_purpose::URL_SAFE_NO_PAD
@@ -207,7 +219,9 @@ fn challenge(status: StatusCode, value: String) -> Response<Full<Bytes>> {
         .status(status)
         .header("www-authenticate", value)
         .header("content-type", "application/json")
-        .body(Full::new(Bytes::from_static(br#"{"error":"invalid_token"}"#)))
+        .body(Full::new(Bytes::from_static(
+            br#"{"error":"invalid_token"}"#,
+        )))
         .unwrap()
 }
 
@@ -235,7 +249,9 @@ async fn resource(
     if call["method"] == "tools/call" && !scopes.iter().any(|s| s == "mcp:write") {
         return challenge(
             StatusCode::FORBIDDEN,
-            format!(r#"Bearer error="insufficient_scope", scope="mcp:write", resource_metadata="{prm}""#),
+            format!(
+                r#"Bearer error="insufficient_scope", scope="mcp:write", resource_metadata="{prm}""#
+            ),
         );
     }
     let mut req = Request::builder().method("POST").uri("/mcp");

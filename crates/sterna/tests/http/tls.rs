@@ -76,17 +76,29 @@ async fn serve_tls(pki: &TestPki) -> (SocketAddr, tokio::task::JoinHandle<()>) {
 async fn https_with_a_test_root() {
     let pki = pki();
     let (addr, task) = serve_tls(&pki).await;
-    for url in [format!("https://{addr}/mcp"), format!("https://localhost:{}/mcp", addr.port())] {
+    for url in [
+        format!("https://{addr}/mcp"),
+        format!("https://localhost:{}/mcp", addr.port()),
+    ] {
         let transport = HttpTransport::builder(&url)
-            .tls_roots(TlsRoots::new().root_certificate_der(pki.ca_der.clone()).only_added_roots())
+            .tls_roots(
+                TlsRoots::new()
+                    .root_certificate_der(pki.ca_der.clone())
+                    .only_added_roots(),
+            )
             .build()
             .unwrap();
         let client = Client::builder("tls-test", "1.0.0").build(transport);
         let tools = client.list_tools().await.unwrap();
-        assert!(tools.iter().any(|t| t.name == "provision_database"), "{url}");
+        assert!(
+            tools.iter().any(|t| t.name == "provision_database"),
+            "{url}"
+        );
     }
     // The same root given as PEM.
-    let roots = TlsRoots::new().root_certificate_pem(pki.ca_pem.as_bytes()).unwrap();
+    let roots = TlsRoots::new()
+        .root_certificate_pem(pki.ca_pem.as_bytes())
+        .unwrap();
     let transport = HttpTransport::builder(&format!("https://{addr}/mcp"))
         .tls_roots(roots.only_added_roots())
         .build()
@@ -102,13 +114,20 @@ async fn an_unknown_root_is_refused() {
     let other = self::pki();
     let (addr, task) = serve_tls(&pki).await;
     let transport = HttpTransport::builder(&format!("https://{addr}/mcp"))
-        .tls_roots(TlsRoots::new().root_certificate_der(other.ca_der).only_added_roots())
+        .tls_roots(
+            TlsRoots::new()
+                .root_certificate_der(other.ca_der)
+                .only_added_roots(),
+        )
         .build()
         .unwrap();
     let client = Client::builder("tls-test", "1.0.0").build(transport);
     let err = client.list_tools().await.unwrap_err();
     assert!(
-        matches!(err, sterna::client::ClientError::Transport(TransportError::Connection(_))),
+        matches!(
+            err,
+            sterna::client::ClientError::Transport(TransportError::Connection(_))
+        ),
         "{err:?}"
     );
     task.abort();
@@ -117,5 +136,9 @@ async fn an_unknown_root_is_refused() {
 #[test]
 fn bad_urls_and_pem_are_config_errors() {
     assert!(HttpTransport::builder("ftp://x/mcp").build().is_err());
-    assert!(TlsRoots::new().root_certificate_pem(b"not a certificate").is_err());
+    assert!(
+        TlsRoots::new()
+            .root_certificate_pem(b"not a certificate")
+            .is_err()
+    );
 }

@@ -19,7 +19,9 @@ pub struct OAuth {
 
 impl std::fmt::Debug for OAuth {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("OAuth").field("grant", &self.engine.grant).finish_non_exhaustive()
+        f.debug_struct("OAuth")
+            .field("grant", &self.engine.grant)
+            .finish_non_exhaustive()
     }
 }
 
@@ -77,7 +79,10 @@ impl OAuth {
 
     /// Workload identity federation (SEP-1933): the JWT-bearer grant (RFC 7523 §2.1) with
     /// a workload's JWT as the assertion. A failure is final (no retry, no other grant).
-    pub fn workload_identity(client_id: impl Into<String>, assertion: impl Into<Secret>) -> OAuthBuilder {
+    pub fn workload_identity(
+        client_id: impl Into<String>,
+        assertion: impl Into<Secret>,
+    ) -> OAuthBuilder {
         Self::with(Grant::JwtBearer {
             client_id: client_id.into(),
             assertion: assertion.into(),
@@ -122,7 +127,9 @@ impl OAuthBuilder {
 
     /// Credentials registered beforehand with the server whose issuer is `issuer`.
     pub fn pre_registered_for(mut self, issuer: impl Into<String>, client: ClientInfo) -> Self {
-        self.registration.pre_registered.push((Some(issuer.into()), client));
+        self.registration
+            .pre_registered
+            .push((Some(issuer.into()), client));
         self
     }
 

@@ -59,8 +59,13 @@ impl Challenge {
 
 /// Splits a space-delimited scope string.
 pub(crate) fn split_scopes(s: Option<&str>) -> Vec<String> {
-    s.map(|s| s.split(' ').filter(|s| !s.is_empty()).map(str::to_owned).collect())
-        .unwrap_or_default()
+    s.map(|s| {
+        s.split(' ')
+            .filter(|s| !s.is_empty())
+            .map(str::to_owned)
+            .collect()
+    })
+    .unwrap_or_default()
 }
 
 /// Why a header is not a list of challenges.
@@ -229,7 +234,8 @@ impl Parser<'_> {
             let value = if self.peek() == Some(b'"') {
                 self.quoted()?
             } else {
-                self.token().ok_or(ChallengeError::BadParameter { at: self.i })?
+                self.token()
+                    .ok_or(ChallengeError::BadParameter { at: self.i })?
             };
             out.push((name.to_ascii_lowercase(), value));
             // Another parameter follows a comma only if it looks like one.

@@ -92,13 +92,11 @@ fn document<T: serde::de::DeserializeOwned>(
         }
         .into());
     }
-    serde_json::from_slice(&answer.body)
-        .map(Some)
-        .map_err(|e| {
-            DiscoveryError::Malformed {
-                url: url.to_owned(),
-                reason: e.to_string(),
-            }
-            .into()
-        })
+    serde_json::from_slice(&answer.body).map(Some).map_err(|e| {
+        DiscoveryError::Malformed {
+            url: url.to_owned(),
+            reason: e.to_string(),
+        }
+        .into()
+    })
 }

@@ -136,7 +136,10 @@ impl Engine {
 
     /// The token in use, if any.
     pub(crate) fn current(&self) -> Option<Current> {
-        self.current.read().unwrap_or_else(|p| p.into_inner()).clone()
+        self.current
+            .read()
+            .unwrap_or_else(|p| p.into_inner())
+            .clone()
     }
 
     pub(crate) fn generation(&self) -> Option<u64> {
@@ -144,7 +147,13 @@ impl Engine {
     }
 
     /// Puts `tokens` in use.
-    pub(crate) fn install(&self, session: &mut Session, tokens: Tokens, issuer: &str, resource: &str) {
+    pub(crate) fn install(
+        &self,
+        session: &mut Session,
+        tokens: Tokens,
+        issuer: &str,
+        resource: &str,
+    ) {
         session.generation += 1;
         *self.current.write().unwrap_or_else(|p| p.into_inner()) = Some(Current {
             tokens,
@@ -156,7 +165,10 @@ impl Engine {
 
     /// Drops the token in use (it was refused), returning it.
     pub(crate) fn take_current(&self) -> Option<Current> {
-        self.current.write().unwrap_or_else(|p| p.into_inner()).take()
+        self.current
+            .write()
+            .unwrap_or_else(|p| p.into_inner())
+            .take()
     }
 
     /// The `Authorization` (and `DPoP`) header values for a request to `url`.

@@ -105,7 +105,10 @@ impl fmt::Display for DiscoveryError {
                 f.write_str("the protected-resource metadata names no authorization server")
             }
             Self::NoServerMetadata { issuer, tried } => {
-                write!(f, "no metadata for the authorization server {issuer} (tried {tried:?})")
+                write!(
+                    f,
+                    "no metadata for the authorization server {issuer} (tried {tried:?})"
+                )
             }
             Self::MissingEndpoint { endpoint } => write!(f, "the metadata has no {endpoint}"),
             Self::NoPkce => f.write_str("the authorization server does not offer PKCE S256"),
@@ -175,7 +178,10 @@ impl fmt::Display for Rejection {
                 write!(f, "metadata for {expected} declares the issuer {found}")
             }
             Self::IssMismatch { expected, found } => {
-                write!(f, "the authorization response comes from {found}, not {expected}")
+                write!(
+                    f,
+                    "the authorization response comes from {found}, not {expected}"
+                )
             }
             Self::IssMissing => f.write_str("the authorization response lacks the promised iss"),
             Self::StateMismatch => f.write_str("the authorization response's state does not match"),
@@ -365,9 +371,7 @@ impl fmt::Display for GaveUp {
             Self::InsufficientScope { scopes } => {
                 write!(f, "still insufficient scope (the server wants {scopes:?})")
             }
-            Self::GrantFailedBefore => {
-                f.write_str("the grant failed before and is not retried")
-            }
+            Self::GrantFailedBefore => f.write_str("the grant failed before and is not retried"),
         }
     }
 }

@@ -91,7 +91,10 @@ mod tests {
 
     fn dir() -> PathBuf {
         let mut p = std::env::temp_dir();
-        p.push(format!("sterna-store-{}", crate::client::oauth::pkce::random_string(8)));
+        p.push(format!(
+            "sterna-store-{}",
+            crate::client::oauth::pkce::random_string(8)
+        ));
         p
     }
 
@@ -118,12 +121,18 @@ mod tests {
         #[cfg(unix)]
         {
             use std::os::unix::fs::PermissionsExt;
-            let mode = std::fs::metadata(store.path()).unwrap().permissions().mode();
+            let mode = std::fs::metadata(store.path())
+                .unwrap()
+                .permissions()
+                .mode();
             assert_eq!(mode & 0o777, 0o600);
             // Saving again keeps the mode even if someone widened it.
             std::fs::set_permissions(store.path(), std::fs::Permissions::from_mode(0o644)).unwrap();
             store.save(&c).await.unwrap();
-            let mode = std::fs::metadata(store.path()).unwrap().permissions().mode();
+            let mode = std::fs::metadata(store.path())
+                .unwrap()
+                .permissions()
+                .mode();
             assert_eq!(mode & 0o777, 0o600);
         }
         std::fs::remove_dir_all(d).unwrap();

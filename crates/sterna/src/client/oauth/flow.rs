@@ -42,7 +42,10 @@ impl Engine {
         let mut creds = self.store.load().await?;
         if let Some(r) = &rejected {
             creds.forget_tokens(&r.issuer, &r.resource);
-        } else if let Some(t) = creds.tokens(&issuer, &resource).filter(|t| !t.is_expired(crate::state::unix_now())) {
+        } else if let Some(t) = creds
+            .tokens(&issuer, &resource)
+            .filter(|t| !t.is_expired(crate::state::unix_now()))
+        {
             tracing::debug!(%issuer, "using a stored token");
             let t = t.clone();
             self.install(&mut session, t, &issuer, &resource);
@@ -60,7 +63,8 @@ impl Engine {
             }
         }
         let scopes = self.initial_scopes(&session, challenge, &found);
-        self.authorize(http, &mut session, &mut creds, &found, scopes).await
+        self.authorize(http, &mut session, &mut creds, &found, scopes)
+            .await
     }
 
     /// Handles a `403 insufficient_scope` to a request sent with the token of generation
@@ -94,7 +98,8 @@ impl Engine {
         scopes.extend(challenged);
         tracing::info!(scopes = ?scopes, "step-up: authorizing for more scopes");
         let mut creds = self.store.load().await?;
-        self.authorize(http, &mut session, &mut creds, &found, scopes).await
+        self.authorize(http, &mut session, &mut creds, &found, scopes)
+            .await
     }
 
     async fn discover(
@@ -135,7 +140,11 @@ impl Engine {
         challenge: Option<&Challenge>,
         found: &Discovered,
     ) -> BTreeSet<String> {
-        let mut scopes: BTreeSet<String> = challenge.map(Challenge::scopes).unwrap_or_default().into_iter().collect();
+        let mut scopes: BTreeSet<String> = challenge
+            .map(Challenge::scopes)
+            .unwrap_or_default()
+            .into_iter()
+            .collect();
         if scopes.is_empty() {
             scopes.extend(found.prm.scopes_supported.iter().flatten().cloned());
         }
@@ -161,7 +170,9 @@ impl Engine {
         if offline {
             scopes.insert("offline_access".into());
         }
-        session.requested.insert(found.meta.issuer.clone(), scopes.clone());
+        session
+            .requested
+            .insert(found.meta.issuer.clone(), scopes.clone());
         let scopes: Vec<String> = scopes.into_iter().collect();
         match self.grant(http, found, creds, &scopes).await {
             Ok(tokens) => self.keep(session, creds, tokens, found).await,

@@ -20,6 +20,29 @@ fn endpoint<'a>(e: &'a Option<String>, name: &'static str) -> Result<&'a str, OA
         .ok_or_else(|| DiscoveryError::MissingEndpoint { endpoint: name }.into())
 }
 
+/// One token request's grant-specific part.
+struct Ask<'a> {
+    grant_type: &'static str,
+    params: Vec<(&'static str, String)>,
+    secrets: Vec<(&'static str, &'a Secret)>,
+    client: &'a ClientInfo,
+    key: Option<&'a super::jose::ClientKey>,
+    scope: Option<String>,
+}
+
+impl<'a> Ask<'a> {
+    fn new(grant_type: &'static str, client: &'a ClientInfo) -> Self {
+        Self {
+            grant_type,
+            params: Vec::new(),
+            secrets: Vec::new(),
+            client,
+            key: None,
+            scope: None,
+        }
+    }
+}
+
 impl Engine {
     /// Obtains tokens for `scopes` (empty: the `scope` parameter is left out).
     pub(crate) async fn grant(
@@ -30,69 +53,73 @@ impl Engine {
         scopes: &[String],
     ) -> Result<Tokens, OAuthError> {
         let scope = (!scopes.is_empty()).then(|| scopes.join(" "));
-        let resource = found.prm.resource.clone();
-        let mut params = Vec::new();
         match &self.grant {
             Grant::AuthorizationCode { .. } => {
-                return self.authorization_code(http, found, creds, scope).await;
+                self.authorization_code(http, found, creds, scope).await
             }
             Grant::ClientCredentials { client, key } => {
-                params.push(("grant_type", "client_credentials".to_owned()));
-                return self
-                    .send_token(http, &found.meta, params, vec![], client, key.as_ref(), scope, resource)
-                    .await;
+                let mut ask = Ask::new("client_credentials", client);
+                ask.key = key.as_ref();
+                ask.scope = scope;
+                self.send_token(http, found, ask).await
             }
-            Grant::JwtBearer { client_id, assertion } => {
-                params.push(("grant_type", JWT_BEARER.to_owned()));
+            Grant::JwtBearer {
+                client_id,
+                assertion,
+            } => {
                 let client = ClientInfo::public(client_id.clone()).auth_method("none");
-                let secrets = vec![("assertion", assertion)];
-                return self
-                    .send_token(http, &found.meta, params, secrets, &client, None, scope, resource)
-                    .await;
+                let mut ask = Ask::new(JWT_BEARER, &client);
+                ask.secrets.push(("assertion", assertion));
+                ask.scope = scope;
+                self.send_token(http, found, ask).await
             }
             Grant::TokenExchange { idp, client } => {
-                let grant = self.identity_assertion(http, idp, found, scope.as_deref()).await?;
-                params.push(("grant_type", JWT_BEARER.to_owned()));
-                let secrets = vec![("assertion", &grant)];
-                self.send_token(http, &found.meta, params, secrets, client, None, scope, resource)
-                    .await
+                let grant = self
+                    .identity_assertion(http, idp, found, scope.as_deref())
+                    .await?;
+                let mut ask = Ask::new(JWT_BEARER, client);
+                ask.secrets.push(("assertion", &grant));
+                ask.scope = scope;
+                self.send_token(http, found, ask).await
             }
         }
     }
 
-    /// One token request with the grant's parameters, `scope` and `resource`.
-    #[expect(clippy::too_many_arguments, reason = "one call site per grant, all private")]
+    /// One token request: the grant's parameters, `scope`, `resource`, client
+    /// authentication, and a DPoP proof where the server offers DPoP.
     async fn send_token(
         &self,
         http: &HttpClient,
-        meta: &ServerMetadata,
-        mut params: Vec<(&'static str, String)>,
-        secrets: Vec<(&'static str, &Secret)>,
-        client: &ClientInfo,
-        key: Option<&super::jose::ClientKey>,
-        scope: Option<String>,
-        resource: String,
+        found: &Discovered,
+        ask: Ask<'_>,
     ) -> Result<Tokens, OAuthError> {
+        let meta = &found.meta;
         let endpoint = endpoint(&meta.token_endpoint, "token_endpoint")?;
-        if let Some(s) = &scope {
+        let mut params = vec![("grant_type", ask.grant_type.to_owned())];
+        params.extend(ask.params);
+        if let Some(s) = &ask.scope {
             params.push(("scope", s.clone()));
         }
-        params.push(("resource", resource));
+        params.push(("resource", found.prm.resource.clone()));
         let req = TokenRequest {
             endpoint,
             issuer: &meta.issuer,
             params,
-            secrets,
+            secrets: ask.secrets,
             label: "token",
         };
         let supported = meta.token_endpoint_auth_methods_supported.as_deref();
         let auth = Auth {
-            client,
-            key,
-            method: choose_method(client, key.is_some(), supported),
+            client: ask.client,
+            key: ask.key,
+            method: choose_method(ask.client, ask.key.is_some(), supported),
         };
-        let dpop = self.dpop.as_ref().filter(|_| meta.supports_dpop()).map(|k| (k, &self.nonces));
-        token::request(http, &req, Some(auth), dpop, scope.as_deref()).await
+        let dpop = self
+            .dpop
+            .as_ref()
+            .filter(|_| meta.supports_dpop())
+            .map(|k| (k, &self.nonces));
+        token::request(http, &req, Some(auth), dpop, ask.scope.as_deref()).await
     }
 
     /// The authorization code grant: register if needed, PKCE, the user's step, `iss`
@@ -114,7 +141,8 @@ impl Engine {
             return Err(DiscoveryError::NoPkce.into());
         }
         let redirect_uri = ui.redirect_uri();
-        let client = registration::client_for(http, &self.registration, meta, creds, &redirect_uri).await?;
+        let client =
+            registration::client_for(http, &self.registration, meta, creds, &redirect_uri).await?;
         let pkce = Pkce::new();
         let state = random_string(16);
         let mut query = vec![
@@ -139,15 +167,11 @@ impl Engine {
         tracing::info!(issuer = %meta.issuer, scope = ?scope, "authorization request");
         let response = ui.authorize(&request).await?;
         let code = check_response(response, &state, meta)?;
-        let params = vec![
-            ("grant_type", "authorization_code".to_owned()),
-            ("redirect_uri", redirect_uri),
-        ];
-        let secrets = vec![("code", &code), ("code_verifier", &pkce.verifier)];
-        let resource = found.prm.resource.clone();
-        let mut tokens = self
-            .send_token(http, meta, params, secrets, &client, None, None, resource)
-            .await?;
+        let mut ask = Ask::new("authorization_code", &client);
+        ask.params.push(("redirect_uri", redirect_uri));
+        ask.secrets
+            .extend([("code", &code), ("code_verifier", &pkce.verifier)]);
+        let mut tokens = self.send_token(http, found, ask).await?;
         if tokens.scope.is_none() {
             tokens.scope = scope;
         }
@@ -162,22 +186,22 @@ impl Engine {
         creds: &mut Credentials,
         refresh_token: &Secret,
     ) -> Result<Tokens, OAuthError> {
-        let client = match &self.grant {
-            Grant::ClientCredentials { client, .. } | Grant::TokenExchange { client, .. } => client.clone(),
-            Grant::JwtBearer { client_id, .. } => ClientInfo::public(client_id.clone()),
-            Grant::AuthorizationCode { .. } => creds
-                .client(&found.meta.issuer)
-                .cloned()
-                .ok_or(DiscoveryError::NoRegistration {
-                    issuer: found.meta.issuer.clone(),
-                })?,
-        };
-        let params = vec![("grant_type", "refresh_token".to_owned())];
-        let secrets = vec![("refresh_token", refresh_token)];
-        let resource = found.prm.resource.clone();
-        let mut tokens = self
-            .send_token(http, &found.meta, params, secrets, &client, None, None, resource)
-            .await?;
+        let client =
+            match &self.grant {
+                Grant::ClientCredentials { client, .. } | Grant::TokenExchange { client, .. } => {
+                    client.clone()
+                }
+                Grant::JwtBearer { client_id, .. } => ClientInfo::public(client_id.clone()),
+                Grant::AuthorizationCode { .. } => creds
+                    .client(&found.meta.issuer)
+                    .cloned()
+                    .ok_or(DiscoveryError::NoRegistration {
+                        issuer: found.meta.issuer.clone(),
+                    })?,
+            };
+        let mut ask = Ask::new("refresh_token", &client);
+        ask.secrets.push(("refresh_token", refresh_token));
+        let mut tokens = self.send_token(http, found, ask).await?;
         if tokens.refresh_token.is_none() {
             tokens.refresh_token = Some(refresh_token.clone());
         }
@@ -194,9 +218,18 @@ impl Engine {
         scope: Option<&str>,
     ) -> Result<Secret, OAuthError> {
         let mut params = vec![
-            ("grant_type", "urn:ietf:params:oauth:grant-type:token-exchange".to_owned()),
-            ("requested_token_type", "urn:ietf:params:oauth:token-type:id-jag".to_owned()),
-            ("subject_token_type", "urn:ietf:params:oauth:token-type:id_token".to_owned()),
+            (
+                "grant_type",
+                "urn:ietf:params:oauth:grant-type:token-exchange".to_owned(),
+            ),
+            (
+                "requested_token_type",
+                "urn:ietf:params:oauth:token-type:id-jag".to_owned(),
+            ),
+            (
+                "subject_token_type",
+                "urn:ietf:params:oauth:token-type:id_token".to_owned(),
+            ),
             ("audience", found.meta.issuer.clone()),
             ("resource", found.prm.resource.clone()),
         ];
@@ -215,7 +248,11 @@ impl Engine {
             None => ClientInfo::public(idp.client_id.clone()),
         };
         let method = choose_method(&client, false, None);
-        let auth = Auth { client: &client, key: None, method };
+        let auth = Auth {
+            client: &client,
+            key: None,
+            method,
+        };
         let tokens = token::request(http, &req, Some(auth), None, None).await?;
         Ok(tokens.access_token)
     }
@@ -278,32 +315,59 @@ mod tests {
     #[test]
     fn iss_is_compared_as_a_raw_string() {
         // Advertised and present: equal passes; anything else fails, "/" included.
-        assert!(check_response(response(Some("http://localhost:9"), "s"), "s", &meta(true)).is_ok());
-        for wrong in ["http://localhost:9/", "HTTP://localhost:9", "http://localhost:09", "https://evil.example.com"] {
+        assert!(
+            check_response(response(Some("http://localhost:9"), "s"), "s", &meta(true)).is_ok()
+        );
+        for wrong in [
+            "http://localhost:9/",
+            "HTTP://localhost:9",
+            "http://localhost:09",
+            "https://evil.example.com",
+        ] {
             let r = check_response(response(Some(wrong), "s"), "s", &meta(true));
-            assert!(matches!(r, Err(OAuthError::Rejected(Rejection::IssMismatch { .. }))), "{wrong}");
+            assert!(
+                matches!(r, Err(OAuthError::Rejected(Rejection::IssMismatch { .. }))),
+                "{wrong}"
+            );
         }
         // Advertised and absent: rejected.
         let r = check_response(response(None, "s"), "s", &meta(true));
-        assert!(matches!(r, Err(OAuthError::Rejected(Rejection::IssMissing))));
+        assert!(matches!(
+            r,
+            Err(OAuthError::Rejected(Rejection::IssMissing))
+        ));
         // Not advertised: absent passes, present is still compared.
         assert!(check_response(response(None, "s"), "s", &meta(false)).is_ok());
-        let r = check_response(response(Some("https://evil.example.com"), "s"), "s", &meta(false));
-        assert!(matches!(r, Err(OAuthError::Rejected(Rejection::IssMismatch { .. }))));
+        let r = check_response(
+            response(Some("https://evil.example.com"), "s"),
+            "s",
+            &meta(false),
+        );
+        assert!(matches!(
+            r,
+            Err(OAuthError::Rejected(Rejection::IssMismatch { .. }))
+        ));
     }
 
     #[test]
     fn state_and_errors() {
         let r = check_response(response(None, "other"), "s", &meta(false));
-        assert!(matches!(r, Err(OAuthError::Rejected(Rejection::StateMismatch))));
+        assert!(matches!(
+            r,
+            Err(OAuthError::Rejected(Rejection::StateMismatch))
+        ));
         // An error behind a wrong iss is not believed.
-        let bad = AuthorizationResponse::from_redirect("http://cb/?error=access_denied&state=s&iss=https%3A%2F%2Fx");
+        let bad = AuthorizationResponse::from_redirect(
+            "http://cb/?error=access_denied&state=s&iss=https%3A%2F%2Fx",
+        );
         assert!(matches!(
             check_response(bad, "s", &meta(true)),
             Err(OAuthError::Rejected(Rejection::IssMismatch { .. }))
         ));
         let denied = AuthorizationResponse::from_redirect("http://cb/?error=access_denied&state=s");
-        assert!(matches!(check_response(denied, "s", &meta(false)), Err(OAuthError::Server(e)) if e.error == "access_denied"));
+        assert!(
+            matches!(check_response(denied, "s", &meta(false)), Err(OAuthError::Server(e)) if e.error == "access_denied")
+        );
         let code = check_response(response(None, "s"), "s", &meta(false)).unwrap();
         assert_eq!(code.expose(), "c");
     }

@@ -47,10 +47,10 @@ impl HeadlessRedirect {
         let mut status = 0;
         for _ in 0..10 {
             let mut call = Call::get(&url);
-            if let Ok(v) = HeaderValue::from_str(&cookies.join("; ")) {
-                if !cookies.is_empty() {
-                    call.header(COOKIE, v);
-                }
+            if let Ok(v) = HeaderValue::from_str(&cookies.join("; "))
+                && !cookies.is_empty()
+            {
+                call.header(COOKIE, v);
             }
             let answer = call.send(&client).await.map_err(UiError::Http)?;
             status = answer.status.as_u16();

@@ -169,7 +169,12 @@ mod tests {
     fn dpop_proofs_verify_with_their_embedded_key() {
         let key = DpopKey::generate().unwrap();
         let proof = key
-            .proof("POST", "http://localhost:1/mcp?x=1", Some("tok"), Some("n1"))
+            .proof(
+                "POST",
+                "http://localhost:1/mcp?x=1",
+                Some("tok"),
+                Some("n1"),
+            )
             .unwrap();
         let header = jsonwebtoken::decode_header(&proof).unwrap();
         assert_eq!(header.typ.as_deref(), Some("dpop+jwt"));
@@ -179,16 +184,24 @@ mod tests {
         let mut v = Validation::new(Algorithm::ES256);
         v.required_spec_claims.clear();
         v.validate_exp = false;
-        let data =
-            jsonwebtoken::decode::<serde_json::Value>(&proof, &DecodingKey::from_jwk(&jwk).unwrap(), &v)
-                .unwrap();
+        let data = jsonwebtoken::decode::<serde_json::Value>(
+            &proof,
+            &DecodingKey::from_jwk(&jwk).unwrap(),
+            &v,
+        )
+        .unwrap();
         assert_eq!(data.claims["htu"], "http://localhost:1/mcp");
         assert_eq!(data.claims["htm"], "POST");
         assert_eq!(data.claims["nonce"], "n1");
         assert_eq!(data.claims["ath"], sha256_b64("tok"));
-        let second = key.proof("POST", "http://localhost:1/mcp", None, None).unwrap();
+        let second = key
+            .proof("POST", "http://localhost:1/mcp", None, None)
+            .unwrap();
         let jti = |p: &str| {
-            jsonwebtoken::dangerous::insecure_decode::<serde_json::Value>(p).unwrap().claims["jti"].clone()
+            jsonwebtoken::dangerous::insecure_decode::<serde_json::Value>(p)
+                .unwrap()
+                .claims["jti"]
+                .clone()
         };
         assert_ne!(jti(&proof), jti(&second));
     }

@@ -58,9 +58,13 @@ impl LoopbackRedirect {
     }
 
     async fn run(&self, request: &AuthorizationRequest) -> Result<AuthorizationResponse, UiError> {
-        let listener = tokio::net::TcpListener::from_std(self.listener.try_clone().map_err(UiError::Io)?)
-            .map_err(UiError::Io)?;
-        eprintln!("Open this URL in a browser to authorize:\n\n  {}\n", request.url);
+        let listener =
+            tokio::net::TcpListener::from_std(self.listener.try_clone().map_err(UiError::Io)?)
+                .map_err(UiError::Io)?;
+        eprintln!(
+            "Open this URL in a browser to authorize:\n\n  {}\n",
+            request.url
+        );
         if self.open_browser {
             open_in_browser(&request.url);
         }
@@ -69,14 +73,21 @@ impl LoopbackRedirect {
             .map_err(|_| UiError::Timeout)?
     }
 
-    async fn receive(&self, listener: &tokio::net::TcpListener) -> Result<AuthorizationResponse, UiError> {
+    async fn receive(
+        &self,
+        listener: &tokio::net::TcpListener,
+    ) -> Result<AuthorizationResponse, UiError> {
         loop {
             let (mut stream, _) = listener.accept().await.map_err(UiError::Io)?;
             let Some(target) = read_target(&mut stream).await else {
                 continue;
             };
             let ours = target.split('?').next() == Some(self.path.as_str());
-            let (status, body) = if ours { ("200 OK", PAGE) } else { ("404 Not Found", "") };
+            let (status, body) = if ours {
+                ("200 OK", PAGE)
+            } else {
+                ("404 Not Found", "")
+            };
             let reply = format!(
                 "HTTP/1.1 {status}\r\ncontent-type: text/html; charset=utf-8\r\ncontent-length: {}\r\nconnection: close\r\n\r\n{body}",
                 body.len()

@@ -54,7 +54,10 @@ mod tests {
         let b = Pkce::new();
         let v = a.verifier.expose();
         assert_eq!(v.len(), 43);
-        assert!(v.bytes().all(|c| c.is_ascii_alphanumeric() || c == b'-' || c == b'_'));
+        assert!(
+            v.bytes()
+                .all(|c| c.is_ascii_alphanumeric() || c == b'-' || c == b'_')
+        );
         assert_ne!(v, b.verifier.expose());
         assert_eq!(a.challenge, sha256_b64(v));
     }

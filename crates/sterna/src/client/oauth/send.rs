@@ -20,6 +20,12 @@ struct Retries {
     nonce: bool,
 }
 
+/// What to do after an answer.
+enum Next {
+    Retry,
+    Done,
+}
+
 impl OAuth {
     /// Sends `request` authorized, running the flow on `401` and on
     /// `403 insufficient_scope` and retrying (bounded).
@@ -29,65 +35,100 @@ impl OAuth {
         request: Request<Full<Bytes>>,
     ) -> Result<Response<Incoming>, TransportError> {
         let (parts, body) = request.into_parts();
-        let body = body.collect().await.map(|b| b.to_bytes()).unwrap_or_default();
-        let url = parts.uri.to_string();
-        let engine = &self.engine;
+        let body = body
+            .collect()
+            .await
+            .map(|b| b.to_bytes())
+            .unwrap_or_default();
         let mut retries = Retries::default();
         loop {
-            let current = engine.current();
-            let mut req = Request::builder()
-                .method(parts.method.clone())
-                .uri(parts.uri.clone())
-                .body(Full::new(body.clone()))
-                .expect("parts of a valid request");
-            *req.headers_mut() = parts.headers.clone();
-            if let Some(c) = &current {
-                let (authorization, proof) = engine
-                    .headers_for(c, parts.method.as_str(), &url)
-                    .map_err(|e| TransportError::Auth(Box::new(e)))?;
-                set(req.headers_mut(), AUTHORIZATION, &authorization);
-                if let Some(p) = proof {
-                    set(req.headers_mut(), http::HeaderName::from_static("dpop"), &p);
+            let current = self.engine.current();
+            let req = self.authorized(&parts, &body, current.as_ref())?;
+            let response = client.send(req).await?;
+            let url = parts.uri.to_string();
+            self.engine.nonces.note(&url, response.headers());
+            let seen = current.as_ref().map(|c| c.generation);
+            match self
+                .react(client, &url, &response, seen, &mut retries)
+                .await
+            {
+                Ok(Next::Done) => return Ok(response),
+                Ok(Next::Retry) => {}
+                Err(e) => {
+                    tracing::warn!(error = %e, "authorization failed");
+                    return Err(TransportError::Auth(Box::new(e)));
                 }
             }
-            let response = client.send(req).await?;
-            engine.nonces.note(&url, response.headers());
-            let seen = current.as_ref().map(|c| c.generation);
-            let status = response.status();
-            let challenge = challenge(response.headers());
-            let result = match status {
-                StatusCode::UNAUTHORIZED => {
-                    let nonce_only = challenge.as_ref().and_then(Challenge::error) == Some("use_dpop_nonce");
-                    if nonce_only && current.is_some() && !retries.nonce {
-                        retries.nonce = true;
-                        tracing::debug!("DPoP nonce required by the server: retrying");
-                        continue;
-                    }
-                    retries.unauthorized += 1;
-                    if retries.unauthorized > 2 {
-                        Err(GaveUp::StillUnauthorized.into())
-                    } else {
-                        tracing::debug!(status = 401, "authorization required");
-                        engine.unauthorized(client, &url, challenge.as_ref(), seen).await
-                    }
+        }
+    }
+
+    /// The request with the token in use (and its DPoP proof).
+    fn authorized(
+        &self,
+        parts: &http::request::Parts,
+        body: &Bytes,
+        current: Option<&super::engine::Current>,
+    ) -> Result<Request<Full<Bytes>>, TransportError> {
+        let mut req = Request::builder()
+            .method(parts.method.clone())
+            .uri(parts.uri.clone())
+            .body(Full::new(body.clone()))
+            .expect("parts of a valid request");
+        *req.headers_mut() = parts.headers.clone();
+        if let Some(c) = current {
+            let (authorization, proof) = self
+                .engine
+                .headers_for(c, parts.method.as_str(), &parts.uri.to_string())
+                .map_err(|e| TransportError::Auth(Box::new(e)))?;
+            set(req.headers_mut(), AUTHORIZATION, &authorization);
+            if let Some(p) = proof {
+                set(req.headers_mut(), http::HeaderName::from_static("dpop"), &p);
+            }
+        }
+        Ok(req)
+    }
+
+    /// Runs the flow a challenge calls for, or lets the answer through.
+    async fn react(
+        &self,
+        client: &HttpClient,
+        url: &str,
+        response: &Response<Incoming>,
+        seen: Option<u64>,
+        retries: &mut Retries,
+    ) -> Result<Next, OAuthError> {
+        let engine = &self.engine;
+        let challenge = challenge(response.headers());
+        let error = challenge.as_ref().and_then(Challenge::error);
+        match response.status() {
+            StatusCode::UNAUTHORIZED
+                if error == Some("use_dpop_nonce") && seen.is_some() && !retries.nonce =>
+            {
+                retries.nonce = true;
+                tracing::debug!("DPoP nonce required by the server: retrying");
+                Ok(Next::Retry)
+            }
+            StatusCode::UNAUTHORIZED => {
+                retries.unauthorized += 1;
+                if retries.unauthorized > 2 {
+                    return Err(GaveUp::StillUnauthorized.into());
                 }
-                StatusCode::FORBIDDEN
-                    if challenge.as_ref().and_then(Challenge::error) == Some("insufficient_scope") =>
-                {
-                    let c = challenge.expect("checked");
-                    retries.step_ups += 1;
-                    if retries.step_ups > engine.max_step_ups {
-                        Err(GaveUp::InsufficientScope { scopes: c.scopes() }.into())
-                    } else {
-                        engine.insufficient_scope(client, &url, &c, seen).await
-                    }
+                tracing::debug!(status = 401, "authorization required");
+                engine
+                    .unauthorized(client, url, challenge.as_ref(), seen)
+                    .await?;
+                Ok(Next::Retry)
+            }
+            StatusCode::FORBIDDEN if error == Some("insufficient_scope") => {
+                let c = challenge.expect("an error comes with its challenge");
+                retries.step_ups += 1;
+                if retries.step_ups > engine.max_step_ups {
+                    return Err(GaveUp::InsufficientScope { scopes: c.scopes() }.into());
                 }
-                _ => return Ok(response),
-            };
-            result.map_err(|e: OAuthError| {
-                tracing::warn!(error = %e, "authorization failed");
-                TransportError::Auth(Box::new(e))
-            })?;
+                engine.insufficient_scope(client, url, &c, seen).await?;
+                Ok(Next::Retry)
+            }
+            _ => Ok(Next::Done),
         }
     }
 }

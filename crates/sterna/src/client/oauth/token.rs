@@ -64,12 +64,23 @@ pub(crate) fn choose_method(
     {
         return m;
     }
-    let preference = [Method::PrivateKeyJwt, Method::Basic, Method::Post, Method::None];
+    let preference = [
+        Method::PrivateKeyJwt,
+        Method::Basic,
+        Method::Post,
+        Method::None,
+    ];
     match supported {
         Some(_) => preference.into_iter().find(|&m| usable(m) && listed(m)),
-        None => preference.into_iter().find(|&m| usable(m) && m != Method::Post),
+        None => preference
+            .into_iter()
+            .find(|&m| usable(m) && m != Method::Post),
     }
-    .unwrap_or(if has_secret { Method::Basic } else { Method::None })
+    .unwrap_or(if has_secret {
+        Method::Basic
+    } else {
+        Method::None
+    })
 }
 
 /// One token request, before client authentication.
@@ -119,7 +130,9 @@ pub(crate) async fn request(
             nonces.note(req.endpoint, &answer.headers);
         }
         match read(req.label, &answer, requested_scope) {
-            Err(OAuthError::Server(e)) if e.error == "use_dpop_nonce" && dpop.is_some() && attempt == 1 => {
+            Err(OAuthError::Server(e))
+                if e.error == "use_dpop_nonce" && dpop.is_some() && attempt == 1 =>
+            {
                 tracing::debug!(endpoint = %req.endpoint, "DPoP nonce required: retrying");
             }
             other => return other,
@@ -132,13 +145,16 @@ fn build(
     auth: Option<Auth<'_>>,
     dpop: Option<(&DpopKey, &Nonces)>,
 ) -> Result<Call, OAuthError> {
-    let mut fields: Vec<(&str, String)> =
-        req.params.iter().map(|(k, v)| (*k, v.clone())).collect();
+    let mut fields: Vec<(&str, String)> = req.params.iter().map(|(k, v)| (*k, v.clone())).collect();
     fields.extend(req.secrets.iter().map(|(k, v)| (*k, v.expose().to_owned())));
     let mut basic = None;
     if let Some(a) = auth {
         let id = a.client.client_id.clone();
-        let secret = a.client.client_secret.as_ref().map(|s| s.expose().to_owned());
+        let secret = a
+            .client
+            .client_secret
+            .as_ref()
+            .map(|s| s.expose().to_owned());
         match a.method {
             Method::Basic => basic = Some(basic_header(&id, secret.as_deref().unwrap_or(""))),
             Method::Post => {
@@ -147,7 +163,9 @@ fn build(
             }
             Method::None => fields.push(("client_id", id)),
             Method::PrivateKeyJwt => {
-                let key = a.key.ok_or(jsonwebtoken::errors::ErrorKind::InvalidKeyFormat)?;
+                let key = a
+                    .key
+                    .ok_or(jsonwebtoken::errors::ErrorKind::InvalidKeyFormat)?;
                 fields.push((
                     "client_assertion_type",
                     "urn:ietf:params:oauth:client-assertion-type:jwt-bearer".into(),
@@ -190,7 +208,8 @@ pub(crate) fn read(
 ) -> Result<Tokens, OAuthError> {
     let doc = answer.json().unwrap_or_default();
     let text = |k: &str| doc.get(k).and_then(Value::as_str).map(str::to_owned);
-    let access = text("access_token").filter(|_| answer.status.is_success() && !doc.contains_key("error"));
+    let access =
+        text("access_token").filter(|_| answer.status.is_success() && !doc.contains_key("error"));
     let Some(access) = access else {
         return Err(OAuthError::Server(ServerError {
             endpoint: label,
@@ -231,10 +250,19 @@ mod tests {
         let registered = secret.clone().auth_method("client_secret_post");
         assert_eq!(choose_method(&registered, false, None), Method::Post);
         let basic_only = list(&["client_secret_basic"]);
-        assert_eq!(choose_method(&registered, false, Some(&basic_only)), Method::Basic);
+        assert_eq!(
+            choose_method(&registered, false, Some(&basic_only)),
+            Method::Basic
+        );
         let jwt = list(&["private_key_jwt"]);
-        assert_eq!(choose_method(&public, true, Some(&jwt)), Method::PrivateKeyJwt);
-        assert_eq!(choose_method(&public, false, Some(&list(&["none"]))), Method::None);
+        assert_eq!(
+            choose_method(&public, true, Some(&jwt)),
+            Method::PrivateKeyJwt
+        );
+        assert_eq!(
+            choose_method(&public, false, Some(&list(&["none"]))),
+            Method::None
+        );
     }
 
     #[test]

@@ -46,7 +46,10 @@ pub(crate) fn resource_metadata_urls(mcp_url: &str) -> Vec<String> {
     let Some(p) = parts(mcp_url) else {
         return Vec::new();
     };
-    let base = format!("{}://{}/.well-known/oauth-protected-resource", p.scheme, p.authority);
+    let base = format!(
+        "{}://{}/.well-known/oauth-protected-resource",
+        p.scheme, p.authority
+    );
     let path = p.path.strip_suffix('/').unwrap_or(&p.path);
     let mut out = Vec::new();
     if !path.is_empty() {
@@ -133,7 +136,9 @@ fn is_loopback_authority(authority: &str) -> bool {
     };
     let host = host.trim_start_matches('[').trim_end_matches(']');
     host.eq_ignore_ascii_case("localhost")
-        || host.parse::<std::net::IpAddr>().is_ok_and(|ip| ip.is_loopback())
+        || host
+            .parse::<std::net::IpAddr>()
+            .is_ok_and(|ip| ip.is_loopback())
 }
 
 /// `url` without its query and fragment (a DPoP `htu`).
@@ -182,9 +187,7 @@ pub(crate) fn resolve(base: &str, location: &str) -> Option<String> {
 pub(crate) fn is_redirect_to(url: &str, redirect_uri: &str) -> bool {
     match (parts(url), parts(redirect_uri)) {
         (Some(u), Some(r)) => {
-            u.scheme == r.scheme
-                && normal_authority(&u) == normal_authority(&r)
-                && u.path == r.path
+            u.scheme == r.scheme && normal_authority(&u) == normal_authority(&r) && u.path == r.path
         }
         _ => false,
     }
@@ -230,7 +233,10 @@ mod tests {
                 "http://localhost:9/.well-known/openid-configuration",
             ]
         );
-        assert_eq!(server_metadata_urls("https://a.example/")[0], "https://a.example/.well-known/oauth-authorization-server");
+        assert_eq!(
+            server_metadata_urls("https://a.example/")[0],
+            "https://a.example/.well-known/oauth-authorization-server"
+        );
     }
 
     #[test]
@@ -257,17 +263,32 @@ mod tests {
 
     #[test]
     fn queries_and_locations() {
-        let u = with_query("http://a/authorize", &[("scope", "a b"), ("resource", "http://r:1")]);
-        assert_eq!(u, "http://a/authorize?scope=a+b&resource=http%3A%2F%2Fr%3A1");
+        let u = with_query(
+            "http://a/authorize",
+            &[("scope", "a b"), ("resource", "http://r:1")],
+        );
+        assert_eq!(
+            u,
+            "http://a/authorize?scope=a+b&resource=http%3A%2F%2Fr%3A1"
+        );
         assert_eq!(
             query_pairs("http://cb/x?code=c&iss=http%3A%2F%2Fa%2F#f"),
-            [("code".to_owned(), "c".to_owned()), ("iss".to_owned(), "http://a/".to_owned())]
+            [
+                ("code".to_owned(), "c".to_owned()),
+                ("iss".to_owned(), "http://a/".to_owned())
+            ]
         );
         assert_eq!(resolve("http://a:1/x/y", "/z?q").unwrap(), "http://a:1/z?q");
         assert_eq!(resolve("http://a:1/x/y", "z").unwrap(), "http://a:1/x/z");
         assert_eq!(resolve("http://a/x", "https://b/c").unwrap(), "https://b/c");
-        assert!(is_redirect_to("http://localhost:3000/callback?code=1", "http://localhost:3000/callback"));
-        assert!(!is_redirect_to("http://localhost:3000/other", "http://localhost:3000/callback"));
+        assert!(is_redirect_to(
+            "http://localhost:3000/callback?code=1",
+            "http://localhost:3000/callback"
+        ));
+        assert!(!is_redirect_to(
+            "http://localhost:3000/other",
+            "http://localhost:3000/callback"
+        ));
         assert_eq!(without_query("http://a/b?c#d"), "http://a/b");
     }
 }
