@@ -11,7 +11,7 @@ mod http_auth;
 mod http_builder;
 mod stream;
 
-#[cfg(feature = "http")]
+#[cfg(feature = "oauth")]
 pub(crate) use connect::HttpClient;
 #[cfg(feature = "http")]
 pub use connect::TlsRoots;
