@@ -18,6 +18,7 @@
 //! | [`content`] | content blocks (text, image, audio, resource links, embedded resources) |
 //! | [`tools`], [`prompts`], [`resources`], [`completion`] | server features |
 //! | [`discover`], [`subscriptions`], [`notifications`] | `server/discover`, `subscriptions/listen`, progress, logging, cancellation |
+//! | [`legacy`] | the 2025-11-25 era: `initialize`, negotiated revisions |
 //!
 //! # Decoding rules worth knowing
 //!
@@ -34,6 +35,7 @@ pub mod discover;
 pub mod elicitation;
 pub mod error;
 pub mod jsonrpc;
+pub mod legacy;
 pub mod meta;
 pub mod mrtr;
 pub mod notifications;

@@ -102,7 +102,14 @@ pub enum BuildError {
         /// Which one.
         name: String,
         /// What is wrong.
-        reason: String,
+        reason: crate::DefinitionError,
+    },
+    /// Two options of one definition that cannot go together.
+    Conflicting {
+        /// Which definition.
+        name: String,
+        /// The options, e.g. `single_use + accept_unsolicited_answers`.
+        options: &'static str,
     },
 }
 
@@ -114,8 +121,18 @@ impl fmt::Display for BuildError {
                 write!(f, "tool name {n:?} must match [A-Za-z0-9_.-]{{1,128}}")
             }
             Self::Invalid { name, reason } => write!(f, "{name}: {reason}"),
+            Self::Conflicting { name, options } => {
+                write!(f, "{name}: {options} cannot go together")
+            }
         }
     }
 }
 
-impl std::error::Error for BuildError {}
+impl std::error::Error for BuildError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            Self::Invalid { reason, .. } => Some(reason),
+            _ => None,
+        }
+    }
+}

@@ -1,6 +1,7 @@
 #![doc = include_str!("../docs/guide.md")]
 
 pub mod client;
+mod definition;
 mod error;
 pub mod header_value;
 #[cfg(feature = "http")]
@@ -11,6 +12,7 @@ pub mod server;
 pub mod state;
 pub mod transport;
 
+pub use definition::{DefinitionError, HeaderProblem, TemplateProblem, Unfit};
 pub use error::{BuildError, HandlerError};
 pub use mrtr::{Elicitation, NeedsInput};
 pub use server::{Context, Server};

@@ -1,7 +1,12 @@
 //! `x-mcp-header` annotations: tool arguments mirrored into `Mcp-Param-*` headers.
 //! Shared by the server (validating requests) and the client (sending headers).
 
+use crate::definition::{DefinitionError, HeaderProblem};
 use serde_json::{Map, Value};
+
+fn problem(at: String, problem: HeaderProblem) -> DefinitionError {
+    DefinitionError::HeaderAnnotation { at, problem }
+}
 
 /// The JSON type of an argument mirrored into an `Mcp-Param-*` header.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -32,14 +37,16 @@ fn is_token(s: &str) -> bool {
 /// reached through `properties` only, name an RFC 9110 token unique ignoring case, and
 /// annotate a string, integer or boolean. A nullable type (`["boolean", "null"]`, from an
 /// `Option`) is published as the plain type: an absent argument sends no header anyway.
-pub(crate) fn header_params(schema: &mut Map<String, Value>) -> Result<Vec<HeaderParam>, String> {
+pub(crate) fn header_params(
+    schema: &mut Map<String, Value>,
+) -> Result<Vec<HeaderParam>, DefinitionError> {
     let mut found = Vec::new();
     walk(schema, &mut Vec::new(), true, &mut found)?;
     let mut seen: Vec<String> = Vec::new();
     for h in &found {
         let lower = h.name.to_ascii_lowercase();
         if seen.contains(&lower) {
-            return Err(format!("x-mcp-header {:?} is used twice", h.name));
+            return Err(problem(h.name.clone(), HeaderProblem::Duplicate));
         }
         seen.push(lower);
     }
@@ -51,18 +58,16 @@ fn walk(
     path: &mut Vec<String>,
     reachable: bool,
     found: &mut Vec<HeaderParam>,
-) -> Result<(), String> {
+) -> Result<(), DefinitionError> {
     if let Some(v) = obj.get("x-mcp-header") {
         let at = format!("/{}", path.join("/"));
         if !reachable || path.is_empty() {
-            return Err(format!(
-                "x-mcp-header at {at} is not on a property reached through `properties`"
-            ));
+            return Err(problem(at, HeaderProblem::Unreachable));
         }
         let name = v
             .as_str()
             .filter(|n| is_token(n))
-            .ok_or_else(|| format!("x-mcp-header at {at} must be a non-empty HTTP token"))?;
+            .ok_or_else(|| problem(at.clone(), HeaderProblem::NotAToken))?;
         let single = match obj.get("type") {
             Some(Value::String(t)) => Some(t.clone()),
             Some(Value::Array(ts)) => {
@@ -77,11 +82,7 @@ fn walk(
             Some("string") => ParamKind::String,
             Some("integer") => ParamKind::Integer,
             Some("boolean") => ParamKind::Boolean,
-            _ => {
-                return Err(format!(
-                    "x-mcp-header at {at} must annotate a string, integer or boolean"
-                ));
-            }
+            _ => return Err(problem(at, HeaderProblem::Type)),
         };
         let name = name.to_owned();
         obj.insert("type".into(), Value::String(single.unwrap_or_default()));

@@ -200,9 +200,7 @@ impl Shared {
         };
         let ext = &mut parts.extensions;
         let incoming = Incoming {
-            accepts: ext
-                .remove::<Accepts>()
-                .unwrap_or_else(|| Accepts::of(&parts.headers)),
+            accepts: Accepts::of(&parts.headers),
             principal: ext.remove::<Principal>().unwrap_or_default(),
             deadline: ext.remove::<Deadline>(),
             headers: parts.headers,

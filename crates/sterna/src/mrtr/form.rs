@@ -1,6 +1,7 @@
 //! Forms from Rust types: the flat elicitation schema derived with `schemars`, and the
 //! validation of submitted values against it.
 
+use crate::definition::{DefinitionError, Unfit};
 use schemars::JsonSchema;
 use serde_json::{Map, Value};
 use std::any::TypeId;
@@ -18,13 +19,13 @@ pub(crate) struct FormSpec {
     pub(crate) digest: [u8; 32],
 }
 
-type Cache = RwLock<HashMap<TypeId, Result<Arc<FormSpec>, String>>>;
+type Cache = RwLock<HashMap<TypeId, Result<Arc<FormSpec>, DefinitionError>>>;
 
 /// The flat form schema of `T`, derived once per type and cached.
 ///
 /// A type that does not fit the elicitation subset (nested objects, arrays of anything
 /// but enum values, maps, unions) is an error that names the field.
-pub(crate) fn form_schema<T: JsonSchema + 'static>() -> Result<Arc<FormSpec>, String> {
+pub(crate) fn form_schema<T: JsonSchema + 'static>() -> Result<Arc<FormSpec>, DefinitionError> {
     static CACHE: OnceLock<Cache> = OnceLock::new();
     let cache = CACHE.get_or_init(Default::default);
     let id = TypeId::of::<T>();
@@ -48,7 +49,11 @@ pub(crate) fn form_schema<T: JsonSchema + 'static>() -> Result<Arc<FormSpec>, St
                 digest: Sha256::digest(&json).into(),
             })
         })
-        .map_err(|e| format!("{} cannot be an elicitation form: {e}", T::schema_name()));
+        .map_err(|(field, unfit)| DefinitionError::Form {
+            form: T::schema_name().into_owned(),
+            field,
+            unfit,
+        });
     cache
         .write()
         .unwrap_or_else(|p| p.into_inner())
@@ -56,20 +61,21 @@ pub(crate) fn form_schema<T: JsonSchema + 'static>() -> Result<Arc<FormSpec>, St
     built
 }
 
-fn convert(root: &Value) -> Result<ElicitSchema, String> {
-    let obj = root.as_object().ok_or("the schema is not an object")?;
+fn convert(root: &Value) -> Result<ElicitSchema, (Option<String>, Unfit)> {
+    let whole = |u| (None, u);
+    let obj = root.as_object().ok_or(whole(Unfit::NotAnObject))?;
     if obj.get("type").and_then(Value::as_str) != Some("object") {
-        return Err("a form is a struct with named fields".into());
+        return Err(whole(Unfit::NotAnObject));
     }
     let empty = Map::new();
     let props = match obj.get("properties") {
         Some(Value::Object(p)) => p,
         None => &empty,
-        Some(_) => return Err("properties is not an object".into()),
+        Some(_) => return Err(whole(Unfit::NotAnObject)),
     };
     let mut properties = Vec::with_capacity(props.len());
     for (name, schema) in props {
-        let field = field(schema).map_err(|e| format!("field `{name}`: {e}"))?;
+        let field = field(schema).map_err(|u| (Some(name.clone()), u))?;
         properties.push((name.clone(), field));
     }
     let required = obj.get("required").and_then(Value::as_array).map(|r| {
@@ -90,7 +96,7 @@ fn text(o: &Map<String, Value>, k: &str) -> Option<String> {
 }
 
 /// The JSON type of a field, unwrapping `Option<T>` (`["T", "null"]` or `anyOf [T, null]`).
-fn single_type(o: &Map<String, Value>) -> Result<Option<String>, String> {
+fn single_type(o: &Map<String, Value>) -> Result<Option<String>, Unfit> {
     match o.get("type") {
         None => Ok(None),
         Some(Value::String(t)) => Ok(Some(t.clone())),
@@ -102,10 +108,10 @@ fn single_type(o: &Map<String, Value>) -> Result<Option<String>, String> {
                 .collect();
             match non_null.as_slice() {
                 [one] => Ok(Some((*one).to_owned())),
-                _ => Err("a field must have one type".into()),
+                _ => Err(Unfit::NoSingleType),
             }
         }
-        Some(_) => Err("invalid type".into()),
+        Some(_) => Err(Unfit::NoSingleType),
     }
 }
 
@@ -120,7 +126,7 @@ fn unwrap_nullable(o: &Map<String, Value>) -> Option<&Map<String, Value>> {
         .flatten()
 }
 
-fn options(o: &Map<String, Value>) -> Result<Option<EnumOptions>, String> {
+fn options(o: &Map<String, Value>) -> Result<Option<EnumOptions>, Unfit> {
     if let Some(Value::Array(values)) = o.get("enum") {
         let v: Option<Vec<String>> = values
             .iter()
@@ -129,7 +135,7 @@ fn options(o: &Map<String, Value>) -> Result<Option<EnumOptions>, String> {
             .collect();
         return v
             .map(|v| Some(EnumOptions::Untitled(v)))
-            .ok_or_else(|| "enum values must be strings".into());
+            .ok_or(Unfit::Options);
     }
     let Some(Value::Array(variants)) = o.get("oneOf").or_else(|| o.get("anyOf")) else {
         return Ok(None);
@@ -141,7 +147,7 @@ fn options(o: &Map<String, Value>) -> Result<Option<EnumOptions>, String> {
             if v.get("type").and_then(Value::as_str) == Some("null") {
                 continue;
             }
-            return Err("only unit enum variants can be options".into());
+            return Err(Unfit::Options);
         };
         let title = v
             .get("title")
@@ -160,10 +166,10 @@ fn options(o: &Map<String, Value>) -> Result<Option<EnumOptions>, String> {
     }))
 }
 
-fn field(schema: &Value) -> Result<PrimitiveSchema, String> {
-    let o = schema.as_object().ok_or("not a schema object")?;
+fn field(schema: &Value) -> Result<PrimitiveSchema, Unfit> {
+    let o = schema.as_object().ok_or(Unfit::NoSingleType)?;
     if o.contains_key("$ref") {
-        return Err("recursive or referenced types are not flat".into());
+        return Err(Unfit::Referenced);
     }
     if let Some(inner) = unwrap_nullable(o) {
         let mut merged = inner.clone();
@@ -177,7 +183,7 @@ fn field(schema: &Value) -> Result<PrimitiveSchema, String> {
     let ty = single_type(o)?;
     if let Some(opts) = options(o)? {
         if ty.as_deref().is_some_and(|t| t != "string") {
-            return Err("enum options must be strings".into());
+            return Err(Unfit::Options);
         }
         return Ok(PrimitiveSchema::SingleSelect(SingleSelectSchema {
             title: text(o, "title"),
@@ -195,20 +201,20 @@ fn field(schema: &Value) -> Result<PrimitiveSchema, String> {
             default: o.get("default").and_then(Value::as_bool),
         })),
         Some("array") => multi_select_field(o),
-        Some("object") => Err("nested objects are not allowed: forms are flat".into()),
-        Some(other) => Err(format!("type {other:?} is not allowed in forms")),
-        None => Err("the field has no single primitive type".into()),
+        Some("object") => Err(Unfit::Nested),
+        Some(other) => Err(Unfit::Type(other.to_owned())),
+        None => Err(Unfit::NoSingleType),
     }
 }
 
-fn string_field(o: &Map<String, Value>) -> Result<PrimitiveSchema, String> {
+fn string_field(o: &Map<String, Value>) -> Result<PrimitiveSchema, Unfit> {
     let format = match o.get("format").and_then(Value::as_str) {
         None => None,
         Some("email") => Some(StringFormat::Email),
         Some("uri") => Some(StringFormat::Uri),
         Some("date") => Some(StringFormat::Date),
         Some("date-time") => Some(StringFormat::DateTime),
-        Some(other) => return Err(format!("string format {other:?} is not allowed in forms")),
+        Some(other) => return Err(Unfit::Format(other.to_owned())),
     };
     Ok(PrimitiveSchema::String(StringSchema {
         title: text(o, "title"),
@@ -235,12 +241,12 @@ fn number_field(o: &Map<String, Value>, integer: bool) -> PrimitiveSchema {
     })
 }
 
-fn multi_select_field(o: &Map<String, Value>) -> Result<PrimitiveSchema, String> {
+fn multi_select_field(o: &Map<String, Value>) -> Result<PrimitiveSchema, Unfit> {
     let items = o
         .get("items")
         .and_then(Value::as_object)
-        .ok_or("arrays in forms must list enum options")?;
-    let opts = options(items)?.ok_or("arrays in forms are multi-selects of enum values")?;
+        .ok_or(Unfit::Array)?;
+    let opts = options(items)?.ok_or(Unfit::Array)?;
     Ok(PrimitiveSchema::MultiSelect(MultiSelectSchema {
         title: text(o, "title"),
         description: text(o, "description"),
@@ -321,7 +327,7 @@ mod tests {
             .map(|x| x.as_str().unwrap())
             .collect();
         assert!(req.contains(&"region") && !req.contains(&"label"));
-        let err = form_schema::<Nested>().unwrap_err();
+        let err = form_schema::<Nested>().unwrap_err().to_string();
         assert!(err.contains("inner") && err.contains("flat"), "{err}");
     }
 }

@@ -29,7 +29,7 @@ impl<F, Q> std::fmt::Debug for First<F, Q> {
 }
 
 impl<F, Q> First<F, Q> {
-    pub(crate) fn new<A>(f: F) -> Result<Self, String>
+    pub(crate) fn new<A>(f: F) -> Result<Self, crate::definition::DefinitionError>
     where
         F: Fn(&A) -> Q,
         Q: Question,
@@ -66,7 +66,7 @@ impl<P, G, Q> std::fmt::Debug for Then<P, G, Q> {
 }
 
 impl<P, G, Q> Then<P, G, Q> {
-    pub(crate) fn new(prev: P, g: G) -> Result<Self, String>
+    pub(crate) fn new(prev: P, g: G) -> Result<Self, crate::definition::DefinitionError>
     where
         Q: Question,
     {

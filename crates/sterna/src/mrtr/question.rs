@@ -29,7 +29,7 @@ pub trait Question: Send + Sized {
     /// Checks, without asking, that the question's types can be asked at all (form types
     /// must be flat). Called when a tool is registered.
     #[doc(hidden)]
-    fn check() -> Result<(), String> {
+    fn check() -> Result<(), crate::definition::DefinitionError> {
         Ok(())
     }
 }
@@ -54,7 +54,7 @@ impl<Q: Single> Question for Optional<Q> {
         self.0.resolve_optional(r)
     }
 
-    fn check() -> Result<(), String> {
+    fn check() -> Result<(), crate::definition::DefinitionError> {
         Q::check()
     }
 }
@@ -199,7 +199,7 @@ impl<T: DeserializeOwned + JsonSchema + Send + 'static> Question for FormQuestio
             .map(|a| a.expect("required questions are never skipped"))
     }
 
-    fn check() -> Result<(), String> {
+    fn check() -> Result<(), crate::definition::DefinitionError> {
         form_schema::<T>().map(|_| ())
     }
 }
@@ -405,7 +405,7 @@ macro_rules! tuple_question {
                 Ok(($($a?,)+))
             }
 
-            fn check() -> Result<(), String> {
+            fn check() -> Result<(), crate::definition::DefinitionError> {
                 $($q::check()?;)+
                 Ok(())
             }
@@ -430,7 +430,7 @@ impl<Q: Question> Question for Vec<Q> {
         results.into_iter().collect()
     }
 
-    fn check() -> Result<(), String> {
+    fn check() -> Result<(), crate::definition::DefinitionError> {
         Q::check()
     }
 }

@@ -9,7 +9,7 @@ macro_rules! asking {
         $(#[$doc])*
         pub struct $name<A, P> {
             base: $base,
-            plan: Result<P, String>,
+            plan: Result<P, $crate::definition::DefinitionError>,
             _a: std::marker::PhantomData<fn(A)>,
         }
 
@@ -20,7 +20,7 @@ macro_rules! asking {
         }
 
         impl<A, P> $name<A, P> {
-            pub(crate) fn new(base: $base, plan: Result<P, String>) -> Self {
+            pub(crate) fn new(base: $base, plan: Result<P, $crate::definition::DefinitionError>) -> Self {
                 Self {
                     base,
                     plan,

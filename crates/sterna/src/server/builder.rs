@@ -2,6 +2,7 @@
 
 use super::changes::Changes;
 use super::core::{Inner, Server};
+use super::legacy::LegacyLimits;
 use super::lists::Lists;
 use super::prompt::PromptDef;
 use super::registry::Registry;
@@ -37,6 +38,7 @@ pub struct ServerBuilder<K = NeedsKeys> {
     prompts: Vec<PromptDef>,
     resources: Vec<ResourceDef>,
     changes: Changes,
+    legacy: LegacyLimits,
 }
 
 impl<K> std::fmt::Debug for ServerBuilder<K> {
@@ -74,6 +76,7 @@ impl ServerBuilder<NeedsKeys> {
             prompts: Vec::new(),
             resources: Vec::new(),
             changes: Changes::default(),
+            legacy: LegacyLimits::default(),
         }
     }
 }
@@ -95,6 +98,7 @@ impl<K> ServerBuilder<K> {
             prompts: self.prompts,
             resources: self.resources,
             changes: self.changes,
+            legacy: self.legacy,
         }
     }
 
@@ -161,6 +165,14 @@ impl<K> ServerBuilder<K> {
     /// handlers that change what the server offers.
     pub fn changes(&self) -> Changes {
         self.changes.clone()
+    }
+
+    /// Bounds of serving 2025-11-25 clients, whose questions are pushed as requests and
+    /// answered while the call waits: rounds, time per round of pushes, pause after a
+    /// round that only carried state.
+    pub fn legacy_limits(mut self, limits: LegacyLimits) -> Self {
+        self.legacy = limits;
+        self
     }
 
     /// Registers a tool.
@@ -235,6 +247,7 @@ impl ServerBuilder<StateKeys> {
                 completions: entries.completions,
                 changes: self.changes,
                 closing: tokio_util::sync::CancellationToken::new(),
+                legacy: self.legacy,
             }),
         })
     }

@@ -72,6 +72,7 @@ pub(crate) struct Inner {
     pub(crate) completions: bool,
     pub(crate) changes: Changes,
     pub(crate) closing: tokio_util::sync::CancellationToken,
+    pub(crate) legacy: super::legacy::LegacyLimits,
 }
 
 impl Server {

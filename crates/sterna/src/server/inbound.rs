@@ -113,3 +113,47 @@ impl Inbound<'_> {
         }
     }
 }
+
+/// Whether a request's params carry the 2026-07-28 claim: a `_meta` with
+/// `io.modelcontextprotocol/protocolVersion`. Requests without it belong to a legacy
+/// (2025-11-25) session.
+pub(crate) fn has_modern_claim(params: Option<&RawValue>) -> bool {
+    #[derive(serde::Deserialize)]
+    struct Params<'a> {
+        #[serde(rename = "_meta", default, borrow)]
+        meta: Option<&'a RawValue>,
+    }
+    #[derive(serde::Deserialize)]
+    struct Meta {
+        #[serde(rename = "io.modelcontextprotocol/protocolVersion", default)]
+        version: Option<serde::de::IgnoredAny>,
+    }
+    let Some(raw) = params else { return false };
+    let Ok(Params { meta: Some(meta) }) = serde_json::from_str::<Params<'_>>(raw.get()) else {
+        return false;
+    };
+    serde_json::from_str::<Meta>(meta.get()).is_ok_and(|m| m.version.is_some())
+}
+
+/// The legacy notification for a change, if this session should get it.
+pub(crate) fn legacy_change(
+    change: &super::changes::Change,
+    subscribed: impl Fn(&str) -> bool,
+) -> Option<Vec<u8>> {
+    use super::changes::Change;
+    let (method, params) = match change {
+        Change::ToolsListChanged => ("notifications/tools/list_changed", None),
+        Change::PromptsListChanged => ("notifications/prompts/list_changed", None),
+        Change::ResourcesListChanged => ("notifications/resources/list_changed", None),
+        Change::ResourceUpdated(uri) if subscribed(uri) => (
+            "notifications/resources/updated",
+            Some(serde_json::json!({ "uri": uri })),
+        ),
+        Change::ResourceUpdated(_) => return None,
+    };
+    let mut msg = serde_json::json!({"jsonrpc": "2.0", "method": method});
+    if let Some(p) = params {
+        msg["params"] = p;
+    }
+    Some(serde_json::to_vec(&msg).expect("notifications serialize"))
+}

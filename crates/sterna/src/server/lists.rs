@@ -26,6 +26,41 @@ pub(crate) struct Lists {
     pub(crate) resources: Pages,
     pub(crate) templates: Pages,
     pub(crate) discover: Box<RawValue>,
+    /// The same, for 2025 sessions.
+    pub(crate) legacy: LegacyLists,
+}
+
+/// What a legacy session is answered from: the lists without 2026 decorations, and the
+/// capabilities and instructions `initialize` returns.
+pub(crate) struct LegacyLists {
+    pub(crate) tools: Pages,
+    pub(crate) prompts: Pages,
+    pub(crate) resources: Pages,
+    pub(crate) templates: Pages,
+    pub(crate) capabilities: ServerCapabilities,
+    pub(crate) instructions: Option<String>,
+}
+
+impl LegacyLists {
+    fn of(modern: &Lists, capabilities: &ServerCapabilities, instructions: Option<&str>) -> Self {
+        let strip = |pages: &Pages| {
+            pages
+                .as_ref()
+                .map(|p| p.iter().map(|raw| super::legacy::strip(raw)).collect())
+        };
+        Self {
+            tools: strip(&modern.tools),
+            prompts: strip(&modern.prompts),
+            resources: strip(&modern.resources),
+            templates: strip(&modern.templates),
+            capabilities: ServerCapabilities {
+                logging: Some(Default::default()),
+                extensions: None,
+                ..capabilities.clone()
+            },
+            instructions: instructions.map(str::to_owned),
+        }
+    }
 }
 
 fn meta(info: &Arc<Implementation>) -> Option<ResultMeta> {
@@ -146,7 +181,7 @@ impl Lists {
             meta: meta(info),
         });
         let has_resources = capabilities.resources.is_some();
-        Self {
+        let mut lists = Self {
             tools: capabilities
                 .tools
                 .is_some()
@@ -160,6 +195,22 @@ impl Lists {
             templates: has_resources
                 .then(|| template_pages(info, hint, page_size, &catalog.templates)),
             discover,
+            legacy: LegacyLists::empty(),
+        };
+        lists.legacy = LegacyLists::of(&lists, &capabilities, instructions);
+        lists
+    }
+}
+
+impl LegacyLists {
+    fn empty() -> Self {
+        Self {
+            tools: None,
+            prompts: None,
+            resources: None,
+            templates: None,
+            capabilities: ServerCapabilities::default(),
+            instructions: None,
         }
     }
 }

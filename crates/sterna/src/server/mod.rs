@@ -20,6 +20,7 @@ mod finalize;
 mod guard;
 mod handler;
 pub(crate) mod inbound;
+pub(crate) mod legacy;
 mod listen;
 mod lists;
 pub(crate) mod prepare;
@@ -47,3 +48,4 @@ pub use tool::{Asking, Tool, ToolDef};
 
 pub use core::Server;
 pub(crate) use guard::log_panic;
+pub use legacy::LegacyLimits;

@@ -3,6 +3,7 @@
 use super::completion::{Completer, IntoCompletion, boxed_completer};
 use super::context::Context;
 use super::handler::{Handler, IntoPromptResult, Produced};
+use crate::definition::{ArgsError, DefinitionError, Unfit};
 use crate::mrtr::{First, Question};
 use futures_util::FutureExt;
 use futures_util::future::BoxFuture;
@@ -36,7 +37,7 @@ impl std::fmt::Debug for Prompt {
 /// A prompt with its handler, ready for [`ServerBuilder::prompt`](crate::server::ServerBuilder::prompt).
 pub struct PromptDef {
     pub(crate) prompt: Prompt,
-    pub(crate) arguments: Result<Vec<PromptArgument>, String>,
+    pub(crate) arguments: Result<Vec<PromptArgument>, DefinitionError>,
     pub(crate) handler: Arc<dyn ErasedPrompt>,
 }
 
@@ -126,7 +127,7 @@ super::asking::asking!(
 );
 
 impl Prompt {
-    fn unusable(self, reason: String) -> PromptDef {
+    fn unusable(self, reason: DefinitionError) -> PromptDef {
         PromptDef {
             prompt: self,
             arguments: Err(reason),
@@ -140,7 +141,7 @@ pub(crate) trait ErasedPrompt: Send + Sync {
         &self,
         ctx: Context,
         args: BTreeMap<String, String>,
-    ) -> Result<BoxFuture<'static, Produced<GetPromptResult>>, String>;
+    ) -> Result<BoxFuture<'static, Produced<GetPromptResult>>, ArgsError>;
 }
 
 struct Typed<A, H, R> {
@@ -158,12 +159,12 @@ where
         &self,
         ctx: Context,
         args: BTreeMap<String, String>,
-    ) -> Result<BoxFuture<'static, Produced<GetPromptResult>>, String> {
+    ) -> Result<BoxFuture<'static, Produced<GetPromptResult>>, ArgsError> {
         let obj: serde_json::Map<String, Value> = args
             .into_iter()
             .map(|(k, v)| (k, Value::String(v)))
             .collect();
-        let args = A::deserialize(Value::Object(obj)).map_err(|e| e.to_string())?;
+        let args = A::deserialize(Value::Object(obj)).map_err(ArgsError::Decode)?;
         Ok(Box::pin(
             self.handler.call(ctx, args).map(|r| r.into_prompt()),
         ))
@@ -177,12 +178,12 @@ impl ErasedPrompt for Unusable {
         &self,
         _: Context,
         _: BTreeMap<String, String>,
-    ) -> Result<BoxFuture<'static, Produced<GetPromptResult>>, String> {
-        Err("this prompt is not usable".into())
+    ) -> Result<BoxFuture<'static, Produced<GetPromptResult>>, ArgsError> {
+        Err(ArgsError::Unusable)
     }
 }
 
-fn prompt_arguments<A: JsonSchema>() -> Result<Vec<PromptArgument>, String> {
+fn prompt_arguments<A: JsonSchema>() -> Result<Vec<PromptArgument>, DefinitionError> {
     let schema = super::tool::input_schema::<A>()?;
     let required: Vec<&str> = schema
         .get("required")
@@ -199,7 +200,10 @@ fn prompt_arguments<A: JsonSchema>() -> Result<Vec<PromptArgument>, String> {
                 _ => false,
             };
             if !is_string {
-                return Err(format!("prompt argument `{name}` must be a string"));
+                return Err(DefinitionError::Arguments {
+                    field: Some(name.clone()),
+                    unfit: Unfit::Type("string only".into()),
+                });
             }
             out.push(PromptArgument {
                 name: name.clone(),

@@ -6,6 +6,7 @@ use super::lists::Catalog;
 use super::prompt::PromptDef;
 use super::resource::{ResourceDef, ResourceKind};
 use super::tool::ToolDef;
+use crate::definition::DefinitionError;
 use crate::error::BuildError;
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -33,7 +34,7 @@ fn valid_tool_name(n: &str) -> bool {
             .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'.' | b'-'))
 }
 
-fn invalid(name: &str, reason: String) -> BuildError {
+fn invalid(name: &str, reason: DefinitionError) -> BuildError {
     BuildError::Invalid {
         name: name.to_owned(),
         reason,
@@ -51,8 +52,10 @@ impl Registry {
             return Err(BuildError::Duplicate { kind: "tool", name });
         }
         if def.tool.single_use && def.tool.unsolicited {
-            let reason = "a single-use tool cannot accept unsolicited answers".into();
-            return Err(invalid(&name, reason));
+            return Err(BuildError::Conflicting {
+                name,
+                options: "single_use + accept_unsolicited_answers",
+            });
         }
         let headers = crate::mirror::header_params(&mut schema).map_err(|r| invalid(&name, r))?;
         self.catalog.tools.push(sterna_types::tools::Tool {
@@ -132,10 +135,11 @@ impl Registry {
             ..
         } = def.kind
         else {
-            return Err(invalid(
-                &wire.uri_template,
-                "the template did not parse".into(),
-            ));
+            let reason = DefinitionError::UriTemplate {
+                template: wire.uri_template.clone(),
+                problem: crate::TemplateProblem::Unbalanced,
+            };
+            return Err(invalid(&wire.uri_template, reason));
         };
         if self
             .entries

@@ -4,6 +4,7 @@ use super::completion::{Completer, CompletionRequest, IntoCompletion, boxed_comp
 use super::context::Context;
 use super::handler::{Handler, IntoResourceResult, Produced};
 use super::uri_template::UriTemplate;
+use crate::definition::{ArgsError, DefinitionError};
 use crate::mrtr::{First, Question};
 use futures_util::FutureExt;
 use futures_util::future::BoxFuture;
@@ -102,7 +103,7 @@ pub struct ResourceDef {
     pub(crate) kind: ResourceKind,
     pub(crate) describe: Describe,
     pub(crate) handler: Arc<dyn ErasedResource>,
-    pub(crate) error: Option<String>,
+    pub(crate) error: Option<DefinitionError>,
 }
 
 pub(crate) enum ResourceKind {
@@ -255,7 +256,13 @@ impl ResourceTemplate {
         R: IntoResourceResult + 'static,
     {
         let parsed = UriTemplate::parse(&self.template);
-        let error = parsed.as_ref().err().cloned();
+        let error = parsed
+            .as_ref()
+            .err()
+            .map(|problem| DefinitionError::UriTemplate {
+                template: self.template.clone(),
+                problem: problem.clone(),
+            });
         ResourceDef {
             kind: ResourceKind::Template {
                 template: self.template,
@@ -302,7 +309,7 @@ impl ResourceBase {
         }
     }
 
-    fn unusable(self, reason: String) -> ResourceDef {
+    fn unusable(self, reason: DefinitionError) -> ResourceDef {
         let mut def = self.handler(|_: Context, _: super::handler::NoArgs| async { String::new() });
         def.error = Some(reason);
         def
@@ -325,7 +332,7 @@ pub(crate) trait ErasedResource: Send + Sync {
         uri: String,
         mime: Option<String>,
         vars: BTreeMap<String, String>,
-    ) -> Result<BoxFuture<'static, Produced<ReadResourceResult>>, String>;
+    ) -> Result<BoxFuture<'static, Produced<ReadResourceResult>>, ArgsError>;
 }
 
 struct Typed<A, H, R> {
@@ -357,12 +364,12 @@ where
         uri: String,
         mime: Option<String>,
         vars: BTreeMap<String, String>,
-    ) -> Result<BoxFuture<'static, Produced<ReadResourceResult>>, String> {
+    ) -> Result<BoxFuture<'static, Produced<ReadResourceResult>>, ArgsError> {
         let obj: serde_json::Map<String, Value> = vars
             .into_iter()
             .map(|(k, v)| (k, Value::String(v)))
             .collect();
-        let args = A::deserialize(Value::Object(obj)).map_err(|e| e.to_string())?;
+        let args = A::deserialize(Value::Object(obj)).map_err(ArgsError::Decode)?;
         Ok(Box::pin(
             self.handler
                 .call(ctx, args)

@@ -2,6 +2,7 @@
 
 use super::context::Context;
 use super::handler::{Handler, IntoToolResult, Produced};
+use crate::definition::{ArgsError, DefinitionError, Unfit};
 use crate::mrtr::{First, Question};
 use futures_util::FutureExt;
 use futures_util::future::BoxFuture;
@@ -42,7 +43,7 @@ pub struct Tool {
 /// A tool with its handler, ready for [`ServerBuilder::tool`](crate::server::ServerBuilder::tool).
 pub struct ToolDef {
     pub(crate) tool: Tool,
-    pub(crate) input_schema: Result<Map<String, Value>, String>,
+    pub(crate) input_schema: Result<Map<String, Value>, DefinitionError>,
     pub(crate) handler: Arc<dyn ErasedTool>,
 }
 
@@ -138,7 +139,10 @@ impl Tool {
     {
         let input_schema = match &self.schema {
             Some(s) if s.get("type").and_then(Value::as_str) == Some("object") => Ok(s.clone()),
-            Some(_) => Err("an input schema's root must be `type: object`".to_owned()),
+            Some(_) => Err(DefinitionError::Arguments {
+                field: None,
+                unfit: Unfit::NotAnObject,
+            }),
             None => input_schema::<A>(),
         };
         ToolDef {
@@ -187,7 +191,7 @@ super::asking::asking!(
 );
 
 impl Tool {
-    fn unusable(self, reason: String) -> ToolDef {
+    fn unusable(self, reason: DefinitionError) -> ToolDef {
         ToolDef {
             tool: self,
             input_schema: Err(reason),
@@ -202,7 +206,7 @@ pub(crate) trait ErasedTool: Send + Sync {
         &self,
         ctx: Context,
         args: Option<&RawValue>,
-    ) -> Result<BoxFuture<'static, Produced<CallToolResult>>, String>;
+    ) -> Result<BoxFuture<'static, Produced<CallToolResult>>, ArgsError>;
 }
 
 struct Typed<A, H, R> {
@@ -220,7 +224,7 @@ where
         &self,
         ctx: Context,
         args: Option<&RawValue>,
-    ) -> Result<BoxFuture<'static, Produced<CallToolResult>>, String> {
+    ) -> Result<BoxFuture<'static, Produced<CallToolResult>>, ArgsError> {
         let args: A = decode_args(args)?;
         Ok(Box::pin(
             self.handler.call(ctx, args).map(|r| r.into_tool()),
@@ -235,14 +239,14 @@ impl ErasedTool for Unusable {
         &self,
         _: Context,
         _: Option<&RawValue>,
-    ) -> Result<BoxFuture<'static, Produced<CallToolResult>>, String> {
-        Err("this tool is not usable".into())
+    ) -> Result<BoxFuture<'static, Produced<CallToolResult>>, ArgsError> {
+        Err(ArgsError::Unusable)
     }
 }
 
 /// Decodes tool arguments: absent (or `null`) reads as `{}`; anything but an object is
 /// refused.
-pub(crate) fn decode_args<A: DeserializeOwned>(args: Option<&RawValue>) -> Result<A, String> {
+pub(crate) fn decode_args<A: DeserializeOwned>(args: Option<&RawValue>) -> Result<A, ArgsError> {
     match args {
         None => serde_json::from_str("{}"),
         Some(raw) => {
@@ -250,29 +254,33 @@ pub(crate) fn decode_args<A: DeserializeOwned>(args: Option<&RawValue>) -> Resul
             if text == "null" {
                 serde_json::from_str("{}")
             } else if !text.starts_with('{') {
-                return Err("arguments must be an object".into());
+                return Err(ArgsError::NotAnObject);
             } else {
                 serde_json::from_str(raw.get())
             }
         }
     }
-    .map_err(|e| e.to_string())
+    .map_err(ArgsError::Decode)
 }
 
 /// The JSON Schema of `A` as a tool input schema: 2020-12 (the default dialect, so no
 /// `$schema`), root type `object`.
-pub(crate) fn input_schema<A: JsonSchema>() -> Result<Map<String, Value>, String> {
+pub(crate) fn input_schema<A: JsonSchema>() -> Result<Map<String, Value>, DefinitionError> {
     let schema = schemars::generate::SchemaSettings::draft2020_12()
         .with(|s| s.meta_schema = None)
         .for_deserialize()
         .into_generator()
         .into_root_schema_for::<A>();
+    let not_an_object = DefinitionError::Arguments {
+        field: None,
+        unfit: Unfit::NotAnObject,
+    };
     let Value::Object(mut obj) = schema.to_value() else {
-        return Err("the arguments type has no object schema".into());
+        return Err(not_an_object);
     };
     obj.remove("title");
     if obj.get("type").and_then(Value::as_str) != Some("object") {
-        return Err("tool arguments must be a struct (JSON object)".into());
+        return Err(not_an_object);
     }
     Ok(obj)
 }

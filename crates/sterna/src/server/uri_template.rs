@@ -1,5 +1,6 @@
 //! Matching URIs against RFC 6570 templates (`{var}` and `{+var}` expressions).
 
+use crate::definition::TemplateProblem;
 use std::collections::BTreeMap;
 
 #[derive(Debug, Clone, PartialEq)]
@@ -19,31 +20,24 @@ pub(crate) struct UriTemplate {
 }
 
 impl UriTemplate {
-    pub(crate) fn parse(template: &str) -> Result<Self, String> {
+    pub(crate) fn parse(template: &str) -> Result<Self, TemplateProblem> {
         let mut parts = Vec::new();
         let mut rest = template;
         while let Some(open) = rest.find('{') {
             if open > 0 {
                 parts.push(Part::Literal(rest[..open].to_owned()));
             }
-            let close = rest[open..]
-                .find('}')
-                .ok_or_else(|| format!("unclosed expression in {template:?}"))?
-                + open;
+            let close = rest[open..].find('}').ok_or(TemplateProblem::Unbalanced)? + open;
             let expr = &rest[open + 1..close];
             let (reserved, name) = match expr.strip_prefix('+') {
                 Some(n) => (true, n),
                 None => (false, expr),
             };
             if name.is_empty() || !name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_') {
-                return Err(format!(
-                    "unsupported expression {{{expr}}} in {template:?} (use {{name}} or {{+name}})"
-                ));
+                return Err(TemplateProblem::Expression(expr.to_owned()));
             }
             if matches!(parts.last(), Some(Part::Var { .. })) {
-                return Err(format!(
-                    "two adjacent variables in {template:?} cannot be matched"
-                ));
+                return Err(TemplateProblem::AdjacentVariables);
             }
             parts.push(Part::Var {
                 name: name.to_owned(),
@@ -52,7 +46,7 @@ impl UriTemplate {
             rest = &rest[close + 1..];
         }
         if rest.contains('}') {
-            return Err(format!("stray '}}' in {template:?}"));
+            return Err(TemplateProblem::Unbalanced);
         }
         if !rest.is_empty() {
             parts.push(Part::Literal(rest.to_owned()));

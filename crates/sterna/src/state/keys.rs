@@ -190,6 +190,14 @@ fn derive(master: &[u8; KEY_LEN]) -> Key {
     Key { id, aead }
 }
 
+/// A random identifier: 128 bits, URL-safe base64 (session ids, elicitation ids).
+pub(crate) fn random_id() -> String {
+    use base64::Engine;
+    let mut b = [0u8; 16];
+    fill_random(&mut b);
+    base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(b)
+}
+
 pub(crate) fn fill_random(buf: &mut [u8]) {
     use chacha20poly1305::aead::rand_core::RngCore;
     chacha20poly1305::aead::OsRng.fill_bytes(buf);

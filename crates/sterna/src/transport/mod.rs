@@ -1,6 +1,7 @@
 //! Transports: newline-delimited JSON over any byte stream (stdio, an in-memory duplex
 //! for tests, a Unix socket …).
 
+mod connection;
 mod stream;
 
 pub use stream::{StreamOptions, duplex, serve_stdio, serve_stream};

@@ -6,24 +6,20 @@
 //!   writer in the order produced.
 //! * `notifications/cancelled` stops the named request: its handler future is dropped and
 //!   nothing more is written for it.
+//! * `initialize` (without the 2026 `_meta` claim) opens a 2025-11-25 session on the
+//!   connection: requests without the claim then follow the negotiated revision, and the
+//!   questions of their handlers go out as requests on this stream; requests with the
+//!   claim are still served statelessly.
 //! * At end of input, requests in flight finish, then the writer is flushed and the
 //!   function returns.
 
-use crate::server::inbound::{Inbound, OwnedRequest, classify_envelope};
-use crate::server::{Notifier, RequestEnv, Response, Server, log_panic};
-use futures_util::{FutureExt, StreamExt};
-use std::collections::HashMap;
+use super::connection::Connection;
+use crate::server::{RequestEnv, Server};
+use futures_util::StreamExt;
 use std::io;
-use std::panic::AssertUnwindSafe;
-use std::sync::{Arc, Mutex};
-use sterna_types::error::{ErrorCode, ErrorObject};
-use sterna_types::jsonrpc::{ErrorResponseRef, RequestId};
-use sterna_types::notifications::CancelledNotificationParams;
 use tokio::io::{AsyncRead, AsyncWrite, AsyncWriteExt};
 use tokio::sync::mpsc;
-use tokio::task::JoinSet;
 use tokio_util::codec::{FramedRead, LinesCodec, LinesCodecError};
-use tokio_util::sync::CancellationToken;
 
 /// Options of a stream transport.
 #[derive(Debug, Clone)]
@@ -43,8 +39,6 @@ impl Default for StreamOptions {
         }
     }
 }
-
-type InFlight = Arc<Mutex<HashMap<RequestId, CancellationToken>>>;
 
 /// Serves `server` on stdin/stdout until stdin closes. Logs belong on stderr.
 pub async fn serve_stdio(server: Server) -> io::Result<()> {
@@ -70,13 +64,7 @@ where
 {
     let (tx, rx) = mpsc::channel::<Vec<u8>>(1024);
     let writing = tokio::spawn(write_loop(writer, rx));
-    let mut conn = Connection {
-        server,
-        env: options.env,
-        tx,
-        in_flight: Arc::default(),
-        tasks: JoinSet::new(),
-    };
+    let mut conn = Connection::new(server, options.env, tx);
     let mut lines = FramedRead::new(reader, LinesCodec::new_with_max_length(options.max_line));
     while let Some(line) = lines.next().await {
         match line {
@@ -93,134 +81,10 @@ where
                 break;
             }
         }
-        // Reap finished tasks so the set does not grow with the connection's lifetime.
-        while conn.tasks.try_join_next().is_some() {}
+        conn.reap();
     }
-    while conn.tasks.join_next().await.is_some() {}
-    drop(conn);
+    conn.finish().await;
     writing.await.map_err(io::Error::other)?
-}
-
-/// One connection: its writer queue and its requests in flight.
-struct Connection {
-    server: Server,
-    env: RequestEnv,
-    tx: mpsc::Sender<Vec<u8>>,
-    in_flight: InFlight,
-    tasks: JoinSet<()>,
-}
-
-impl Connection {
-    /// Reads one line (the envelope once) and acts on it.
-    async fn receive(&mut self, line: &str) {
-        let inbound = classify_envelope(line.as_bytes());
-        match inbound {
-            Inbound::Malformed(m) => send_error(&self.tx, m.id.as_ref(), &m.error).await,
-            Inbound::Notification { method, params } => {
-                if method == "notifications/cancelled" {
-                    cancel(&self.in_flight, params);
-                } else {
-                    tracing::debug!(%method, "notification ignored");
-                }
-            }
-            Inbound::Response { id: Some(id), .. } => {
-                tracing::warn!(%id, "ignoring a response: this server sends no requests");
-            }
-            Inbound::Response { id: None, outcome } => {
-                tracing::warn!(error = ?outcome.err(), "the client reported an error");
-            }
-            request @ Inbound::Request { .. } => {
-                if let Some(request) = request.into_owned_request() {
-                    self.start(request).await;
-                }
-            }
-        }
-    }
-
-    /// Starts a request on a task of its own (an id already in flight is refused).
-    async fn start(&mut self, request: OwnedRequest) {
-        let id = request.id.clone();
-        let token = CancellationToken::new();
-        let duplicate = {
-            let mut map = self.in_flight.lock().unwrap_or_else(|p| p.into_inner());
-            let duplicate = map.contains_key(&id);
-            if !duplicate {
-                map.insert(id.clone(), token.clone());
-            }
-            duplicate
-        };
-        if duplicate {
-            let e = ErrorObject::new(
-                ErrorCode::INVALID_REQUEST,
-                format!("Invalid request: id {id} is already in use by a request in flight"),
-            );
-            return send_error(&self.tx, Some(&id), &e).await;
-        }
-        let env = self
-            .env
-            .clone()
-            .cancel(token)
-            .notifier(Notifier::from_sender(self.tx.clone()));
-        let server = self.server.clone();
-        let tx = self.tx.clone();
-        let in_flight = self.in_flight.clone();
-        self.tasks.spawn(async move {
-            // Whatever happens on behalf of this request, a panic included, costs only
-            // this request: it is answered -32603 and its id released.
-            let handled = AssertUnwindSafe(run(&server, &request, env))
-                .catch_unwind()
-                .await;
-            in_flight
-                .lock()
-                .unwrap_or_else(|p| p.into_inner())
-                .remove(&id);
-            let response = handled.unwrap_or_else(|panic| {
-                log_panic(panic.as_ref());
-                Some(Response::error(
-                    Some(id),
-                    ErrorObject::internal("Internal error"),
-                ))
-            });
-            if let Some(r) = response {
-                let _ = tx.send(r.to_bytes()).await;
-            }
-        });
-    }
-
-    async fn refuse(&self, id: Option<&RequestId>, message: &str) {
-        let e = ErrorObject::new(ErrorCode::PARSE_ERROR, message);
-        send_error(&self.tx, id, &e).await;
-    }
-}
-
-/// Prepares and runs one request.
-async fn run(server: &Server, request: &OwnedRequest, env: RequestEnv) -> Option<Response> {
-    match server.prepare(request.id.clone(), &request.method, request.body()) {
-        Ok(prepared) => prepared.run(server, env).await,
-        Err(refused) => Some(refused),
-    }
-}
-
-fn cancel(in_flight: &InFlight, params: Option<&serde_json::value::RawValue>) {
-    let Some(p) =
-        params.and_then(|p| serde_json::from_str::<CancelledNotificationParams>(p.get()).ok())
-    else {
-        tracing::debug!("notifications/cancelled without a valid requestId");
-        return;
-    };
-    if let Some(token) = in_flight
-        .lock()
-        .unwrap_or_else(|p| p.into_inner())
-        .remove(&p.request_id)
-    {
-        tracing::debug!(id = %p.request_id, reason = ?p.reason, "request cancelled");
-        token.cancel();
-    }
-}
-
-async fn send_error(tx: &mpsc::Sender<Vec<u8>>, id: Option<&RequestId>, error: &ErrorObject) {
-    let bytes = serde_json::to_vec(&ErrorResponseRef { id, error }).expect("errors serialize");
-    let _ = tx.send(bytes).await;
 }
 
 async fn write_loop<W: AsyncWrite + Unpin>(

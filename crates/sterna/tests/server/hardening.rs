@@ -198,7 +198,7 @@ async fn a_tool_may_opt_in_to_prefilled_answers() {
                 .handler(|_c: sterna::Context, _: sterna::server::NoArgs| async { "x" }),
         )
         .build();
-    assert!(matches!(built, Err(sterna::BuildError::Invalid { .. })));
+    assert!(matches!(built, Err(sterna::BuildError::Conflicting { .. })));
 }
 
 #[tokio::test]

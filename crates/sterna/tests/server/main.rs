@@ -8,6 +8,7 @@ mod wire;
 
 mod capabilities;
 mod hardening;
+mod legacy;
 mod mrtr_flows;
 mod protocol;
 mod state_security;

@@ -403,7 +403,7 @@ fn bad_registrations_fail_at_build() {
     let b = || Server::builder("s", "1").state_keys(StateKeys::ephemeral());
     let e = b().tool(nested_form_tool()).build().unwrap_err();
     assert!(
-        matches!(&e, BuildError::Invalid { name, reason } if name == "nested" && reason.contains("flat")),
+        matches!(&e, BuildError::Invalid { name, reason } if name == "nested" && reason.to_string().contains("flat")),
         "{e}"
     );
     let t = || Tool::new("same").handler(|_c: Context, _: NoArgs| async { "x" });

@@ -1,5 +1,5 @@
-//! A POST must accept JSON or SSE answers (406 otherwise). What it accepts is handed
-//! inward as an [`Accepts`] extension.
+//! A POST must accept JSON or SSE answers (406 otherwise). The inner service reads what
+//! it accepts with [`Accepts::of`] (the usual header is one string comparison).
 
 use super::{Checked, refuse};
 use bytes::Bytes;
@@ -90,7 +90,7 @@ where
         self.inner.poll_ready(cx)
     }
 
-    fn call(&mut self, mut req: Request<B>) -> Self::Future {
+    fn call(&mut self, req: Request<B>) -> Self::Future {
         let accepts = Accepts::of(req.headers());
         if req.method() == Method::POST && !accepts.json && !accepts.sse {
             return refuse(
@@ -98,7 +98,6 @@ where
                 "Accept must list application/json and text/event-stream",
             );
         }
-        req.extensions_mut().insert(accepts);
         Either::Right(self.inner.call(req))
     }
 }

@@ -1,0 +1,169 @@
+//! Requests a legacy session pushes to its client (`elicitation/create`,
+//! `sampling/createMessage`, `roots/list`), and the client's answers routed back to them.
+
+use super::super::context::Notifier;
+use serde::Serialize;
+use serde_json::Value;
+use serde_json::value::RawValue;
+use std::collections::HashMap;
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::Duration;
+use sterna_types::error::ErrorObject;
+use sterna_types::jsonrpc::RequestId;
+use tokio::sync::oneshot;
+use tokio_util::sync::CancellationToken;
+
+/// Why a pushed request got no usable answer.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) enum PushFailure {
+    /// No answer within the leg's time.
+    TimedOut,
+    /// The originating request was cancelled (or its client went away).
+    Cancelled,
+    /// The client answered with a JSON-RPC error.
+    Refused(ErrorObject),
+}
+
+type Waiter = oneshot::Sender<Result<Value, ErrorObject>>;
+
+/// The pushes of one session that wait for an answer.
+#[derive(Debug, Default)]
+pub(crate) struct Pushes {
+    next: AtomicU64,
+    waiting: Mutex<HashMap<RequestId, Waiter>>,
+    closed: std::sync::atomic::AtomicBool,
+}
+
+#[derive(Serialize)]
+struct Request<'a> {
+    jsonrpc: &'static str,
+    id: &'a RequestId,
+    method: &'a str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    params: Option<&'a Value>,
+}
+
+/// Removes a waiter however its push ends (answered, timed out, cancelled, dropped).
+struct Forget<'a>(&'a Pushes, RequestId);
+
+impl Drop for Forget<'_> {
+    fn drop(&mut self) {
+        self.0.lock().remove(&self.1);
+    }
+}
+
+impl Pushes {
+    fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<RequestId, Waiter>> {
+        self.waiting.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// The client is gone: every waiting push fails, and later ones fail at once.
+    pub(crate) fn close(&self) {
+        self.closed.store(true, Ordering::Relaxed);
+        self.lock().clear();
+    }
+
+    /// How many pushes wait for an answer.
+    #[cfg(test)]
+    pub(crate) fn pending(&self) -> usize {
+        self.lock().len()
+    }
+
+    /// Sends a request to the client through `out` (the originating request's stream)
+    /// and waits for its answer.
+    pub(crate) async fn ask(
+        &self,
+        out: &Notifier,
+        method: &str,
+        params: Option<&Value>,
+        within: Duration,
+        cancel: &CancellationToken,
+    ) -> Result<Value, PushFailure> {
+        if self.closed.load(Ordering::Relaxed) {
+            return Err(PushFailure::Cancelled);
+        }
+        let n = self.next.fetch_add(1, Ordering::Relaxed);
+        let id = RequestId::String(format!("sterna-{n}"));
+        let (tx, rx) = oneshot::channel();
+        self.lock().insert(id.clone(), tx);
+        let _forget = Forget(self, id.clone());
+        let bytes = serde_json::to_vec(&Request {
+            jsonrpc: "2.0",
+            id: &id,
+            method,
+            params,
+        })
+        .expect("requests serialize");
+        out.send(bytes).await;
+        tokio::select! {
+            biased;
+            _ = cancel.cancelled() => Err(PushFailure::Cancelled),
+            answer = tokio::time::timeout(within, rx) => match answer {
+                Err(_) => Err(PushFailure::TimedOut),
+                Ok(Err(_)) => Err(PushFailure::Cancelled),
+                Ok(Ok(Ok(v))) => Ok(v),
+                Ok(Ok(Err(e))) => Err(PushFailure::Refused(e)),
+            },
+        }
+    }
+
+    /// Routes the client's answer to the push it answers. False when nothing waits for
+    /// that id (unknown, answered twice, or too late).
+    pub(crate) fn answer(&self, id: &RequestId, outcome: Result<&RawValue, ErrorObject>) -> bool {
+        let Some(waiter) = self.lock().remove(id) else {
+            return false;
+        };
+        let outcome = match outcome {
+            Ok(raw) => serde_json::from_str(raw.get())
+                .map_err(|e| ErrorObject::invalid_params(format!("unreadable result: {e}"))),
+            Err(e) => Err(e),
+        };
+        waiter.send(outcome).is_ok()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[tokio::test]
+    async fn answers_reach_their_push_and_nothing_is_left_behind() {
+        let pushes = std::sync::Arc::new(Pushes::default());
+        let (out, mut sent) = Notifier::channel(4);
+        let cancel = CancellationToken::new();
+        let p = pushes.clone();
+        let asking = tokio::spawn(async move {
+            p.ask(&out, "roots/list", None, Duration::from_secs(5), &cancel)
+                .await
+        });
+        let request: Value = serde_json::from_slice(&sent.recv().await.unwrap()).unwrap();
+        let id: RequestId = serde_json::from_value(request["id"].clone()).unwrap();
+        assert!(!pushes.answer(&RequestId::from("other"), Err(ErrorObject::internal("x"))));
+        let raw = RawValue::from_string(r#"{"roots":[]}"#.into()).unwrap();
+        assert!(pushes.answer(&id, Ok(&raw)));
+        assert_eq!(
+            asking.await.unwrap().unwrap()["roots"],
+            serde_json::json!([])
+        );
+        assert!(!pushes.answer(&id, Ok(&raw)), "answered twice");
+        assert_eq!(pushes.pending(), 0);
+    }
+
+    #[tokio::test]
+    async fn timeouts_and_cancellation_forget_the_push() {
+        let pushes = Pushes::default();
+        let (out, _sent) = Notifier::channel(4);
+        let cancel = CancellationToken::new();
+        let r = pushes
+            .ask(&out, "roots/list", None, Duration::from_millis(10), &cancel)
+            .await;
+        assert_eq!(r, Err(PushFailure::TimedOut));
+        cancel.cancel();
+        let r = pushes
+            .ask(&out, "roots/list", None, Duration::from_secs(5), &cancel)
+            .await;
+        assert_eq!(r, Err(PushFailure::Cancelled));
+        assert_eq!(pushes.pending(), 0);
+    }
+}

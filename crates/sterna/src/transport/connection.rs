@@ -1,0 +1,271 @@
+//! One byte-stream connection (a stdio process): its writer queue, its requests in
+//! flight, and — once the client sends `initialize` — its legacy session.
+//!
+//! Each request is routed by how it reads: a request carrying the 2026-07-28 `_meta`
+//! claim is served statelessly, whatever else happened on the connection; `initialize`
+//! opens the legacy session; requests without the claim belong to that session.
+
+use crate::server::inbound::{
+    Inbound, OwnedRequest, classify_envelope, has_modern_claim, legacy_change,
+};
+use crate::server::legacy::LegacySession;
+use crate::server::{Notifier, RequestEnv, Response, Server, log_panic};
+use futures_util::FutureExt;
+use serde_json::value::RawValue;
+use std::collections::HashMap;
+use std::panic::AssertUnwindSafe;
+use std::sync::{Arc, Mutex};
+use sterna_types::error::{ErrorCode, ErrorObject};
+use sterna_types::jsonrpc::{ErrorResponseRef, RequestId};
+use sterna_types::notifications::CancelledNotificationParams;
+use tokio::sync::mpsc;
+use tokio::task::{JoinHandle, JoinSet};
+use tokio_util::sync::CancellationToken;
+
+type InFlight = Arc<Mutex<HashMap<RequestId, CancellationToken>>>;
+
+/// Which era serves a request.
+#[derive(Clone)]
+enum Era {
+    Modern,
+    Legacy(Arc<LegacySession>),
+}
+
+pub(crate) struct Connection {
+    server: Server,
+    env: RequestEnv,
+    tx: mpsc::Sender<Vec<u8>>,
+    in_flight: InFlight,
+    tasks: JoinSet<()>,
+    legacy: Option<Arc<LegacySession>>,
+    forwarding: Option<JoinHandle<()>>,
+}
+
+impl Connection {
+    pub(crate) fn new(server: Server, env: RequestEnv, tx: mpsc::Sender<Vec<u8>>) -> Self {
+        Self {
+            server,
+            env,
+            tx,
+            in_flight: Arc::default(),
+            tasks: JoinSet::new(),
+            legacy: None,
+            forwarding: None,
+        }
+    }
+
+    /// Forgets finished tasks so the set does not grow with the connection's lifetime.
+    pub(crate) fn reap(&mut self) {
+        while self.tasks.try_join_next().is_some() {}
+    }
+
+    /// End of input: requests in flight finish (questions pushed to a client that is gone
+    /// fail at once); nothing else is sent.
+    pub(crate) async fn finish(mut self) {
+        if let Some(s) = &self.legacy {
+            s.pushes.close();
+        }
+        while self.tasks.join_next().await.is_some() {}
+        if let Some(f) = self.forwarding.take() {
+            f.abort();
+        }
+    }
+
+    /// Reads one line (the envelope once) and acts on it.
+    pub(crate) async fn receive(&mut self, line: &str) {
+        match classify_envelope(line.as_bytes()) {
+            Inbound::Malformed(m) => send_error(&self.tx, m.id.as_ref(), &m.error).await,
+            Inbound::Notification { method, params } => self.notified(&method, params),
+            Inbound::Response {
+                id: Some(id),
+                outcome,
+            } => {
+                let routed = self
+                    .legacy
+                    .as_ref()
+                    .is_some_and(|s| s.pushes.answer(&id, outcome));
+                if !routed {
+                    tracing::warn!(%id, "ignoring a response to no request of this server");
+                }
+            }
+            Inbound::Response { id: None, outcome } => {
+                tracing::warn!(error = ?outcome.err(), "the client reported an error");
+            }
+            request @ Inbound::Request { .. } => {
+                if let Some(request) = request.into_owned_request() {
+                    self.route(request).await;
+                }
+            }
+        }
+    }
+
+    fn notified(&self, method: &str, params: Option<&RawValue>) {
+        match method {
+            "notifications/cancelled" => cancel(&self.in_flight, params),
+            "notifications/initialized" => {
+                if let Some(s) = &self.legacy {
+                    s.mark_initialized();
+                }
+            }
+            _ => tracing::debug!(%method, "notification ignored"),
+        }
+    }
+
+    async fn route(&mut self, request: OwnedRequest) {
+        if has_modern_claim(request.params.as_deref()) {
+            return self.start(request, Era::Modern).await;
+        }
+        match (&self.legacy, request.method.as_str()) {
+            (None, "initialize") => self.initialize(request).await,
+            (Some(s), _) => {
+                let era = Era::Legacy(s.clone());
+                self.start(request, era).await;
+            }
+            (None, "ping") => {
+                let empty = RawValue::from_string("{}".into()).expect("valid JSON");
+                let _ = self
+                    .tx
+                    .send(Response::ok(request.id, empty).to_bytes())
+                    .await;
+            }
+            (None, _) => self.start(request, Era::Modern).await,
+        }
+    }
+
+    /// `initialize` opens the legacy session of this connection.
+    async fn initialize(&mut self, request: OwnedRequest) {
+        let answer = match self.server.initialize(request.params.as_deref()) {
+            Ok((session, result)) => {
+                let session = Arc::new(session);
+                self.forwarding = Some(forward_changes(&self.server, &session, &self.tx));
+                self.legacy = Some(session);
+                Response::ok(request.id, result)
+            }
+            Err(e) => Response::error(Some(request.id), e),
+        };
+        let _ = self.tx.send(answer.to_bytes()).await;
+    }
+
+    /// Starts a request on a task of its own (an id already in flight is refused).
+    async fn start(&mut self, request: OwnedRequest, era: Era) {
+        let id = request.id.clone();
+        let Some(token) = self.register(&id) else {
+            let e = ErrorObject::new(
+                ErrorCode::INVALID_REQUEST,
+                format!("Invalid request: id {id} is already in use by a request in flight"),
+            );
+            return send_error(&self.tx, Some(&id), &e).await;
+        };
+        let env = self
+            .env
+            .clone()
+            .cancel(token)
+            .notifier(Notifier::from_sender(self.tx.clone()));
+        let server = self.server.clone();
+        let tx = self.tx.clone();
+        let in_flight = self.in_flight.clone();
+        self.tasks.spawn(async move {
+            // Whatever happens on behalf of this request, a panic included, costs only
+            // this request: it is answered -32603 and its id released.
+            let handled = AssertUnwindSafe(run(&server, &request, era, env))
+                .catch_unwind()
+                .await;
+            in_flight
+                .lock()
+                .unwrap_or_else(|p| p.into_inner())
+                .remove(&id);
+            let response = handled.unwrap_or_else(|panic| {
+                log_panic(panic.as_ref());
+                let e = ErrorObject::internal("Internal error");
+                Some(Response::error(Some(id), e))
+            });
+            if let Some(r) = response {
+                let _ = tx.send(r.to_bytes()).await;
+            }
+        });
+    }
+
+    /// Records `id` as in flight; `None` when it already is.
+    fn register(&self, id: &RequestId) -> Option<CancellationToken> {
+        let mut map = self.in_flight.lock().unwrap_or_else(|p| p.into_inner());
+        if map.contains_key(id) {
+            return None;
+        }
+        let token = CancellationToken::new();
+        map.insert(id.clone(), token.clone());
+        Some(token)
+    }
+
+    pub(crate) async fn refuse(&self, id: Option<&RequestId>, message: &str) {
+        let e = ErrorObject::new(ErrorCode::PARSE_ERROR, message);
+        send_error(&self.tx, id, &e).await;
+    }
+}
+
+/// Prepares and runs one request in its era.
+async fn run(
+    server: &Server,
+    request: &OwnedRequest,
+    era: Era,
+    env: RequestEnv,
+) -> Option<Response> {
+    let id = request.id.clone();
+    match era {
+        Era::Legacy(session) => {
+            let params = request.params.as_deref();
+            server
+                .serve_legacy(&session, id, &request.method, params, env)
+                .await
+        }
+        Era::Modern => match server.prepare(id, &request.method, request.body()) {
+            Ok(prepared) => prepared.run(server, env).await,
+            Err(refused) => Some(refused),
+        },
+    }
+}
+
+/// List changes (and updates of subscribed resources) as 2025 notifications, once the
+/// client said it is initialized.
+fn forward_changes(
+    server: &Server,
+    session: &Arc<LegacySession>,
+    tx: &mpsc::Sender<Vec<u8>>,
+) -> JoinHandle<()> {
+    let mut changes = server.changes().subscribe();
+    let session = session.clone();
+    let tx = tx.clone();
+    tokio::spawn(async move {
+        while let Ok(change) = changes.recv().await {
+            if !session.is_initialized() {
+                continue;
+            }
+            if let Some(bytes) = legacy_change(&change, |uri| session.subscribed(uri)) {
+                if tx.send(bytes).await.is_err() {
+                    return;
+                }
+            }
+        }
+    })
+}
+
+fn cancel(in_flight: &InFlight, params: Option<&RawValue>) {
+    let Some(p) =
+        params.and_then(|p| serde_json::from_str::<CancelledNotificationParams>(p.get()).ok())
+    else {
+        tracing::debug!("notifications/cancelled without a valid requestId");
+        return;
+    };
+    if let Some(token) = in_flight
+        .lock()
+        .unwrap_or_else(|p| p.into_inner())
+        .remove(&p.request_id)
+    {
+        tracing::debug!(id = %p.request_id, reason = ?p.reason, "request cancelled");
+        token.cancel();
+    }
+}
+
+async fn send_error(tx: &mpsc::Sender<Vec<u8>>, id: Option<&RequestId>, error: &ErrorObject) {
+    let bytes = serde_json::to_vec(&ErrorResponseRef { id, error }).expect("errors serialize");
+    let _ = tx.send(bytes).await;
+}
