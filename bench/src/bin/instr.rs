@@ -52,14 +52,18 @@ fn server() -> Server {
         .tool(
             Tool::new("provision_database")
                 .description("Creates a database in the region the user picks")
-                .ask(|a: &ProvisionArgs| form::<PickRegion>(format!("Which region for {}?", a.name)))
-                .run(|_c: Context, a: ProvisionArgs, p: Elicitation<PickRegion>| async move {
-                    let region = match p.required()?.region {
-                        Region::EuWest1 => "eu-west-1",
-                        Region::UsEast1 => "us-east-1",
-                    };
-                    Ok::<_, HandlerError>(format!("Created {} in {region}", a.name))
-                }),
+                .ask(|a: &ProvisionArgs| {
+                    form::<PickRegion>(format!("Which region for {}?", a.name))
+                })
+                .run(
+                    |_c: Context, a: ProvisionArgs, p: Elicitation<PickRegion>| async move {
+                        let region = match p.required()?.region {
+                            Region::EuWest1 => "eu-west-1",
+                            Region::UsEast1 => "us-east-1",
+                        };
+                        Ok::<_, HandlerError>(format!("Created {} in {region}", a.name))
+                    },
+                ),
         )
         .build()
         .expect("valid")
@@ -78,21 +82,31 @@ async fn post(svc: &mut McpService, name: &str, body: String) -> Vec<u8> {
         .body(Full::new(Bytes::from(body)))
         .expect("valid request");
     let resp = svc.call(req).await.expect("infallible");
-    resp.into_body().collect().await.expect("body").to_bytes().to_vec()
+    resp.into_body()
+        .collect()
+        .await
+        .expect("body")
+        .to_bytes()
+        .to_vec()
 }
 
 async fn mrtr(svc: &mut McpService, i: u64) {
     let first = format!(
         r#"{{"jsonrpc":"2.0","id":{i},"method":"tools/call","params":{{"name":"provision_database","arguments":{{"name":"orders"}},{META}}}}}"#
     );
-    let r: serde_json::Value = serde_json::from_slice(&post(svc, "provision_database", first).await).expect("json");
+    let r: serde_json::Value =
+        serde_json::from_slice(&post(svc, "provision_database", first).await).expect("json");
     let state = r["result"]["requestState"].as_str().expect("a state");
     let retry = format!(
         r#"{{"jsonrpc":"2.0","id":{},"method":"tools/call","params":{{"name":"provision_database","arguments":{{"name":"orders"}},"inputResponses":{{"pick_region":{{"action":"accept","content":{{"region":"eu-west-1"}}}}}},"requestState":"{state}",{META}}}}}"#,
         i + 1
     );
     let done = post(svc, "provision_database", retry).await;
-    assert!(done.windows(7).any(|w| w == b"Created"), "{}", String::from_utf8_lossy(&done));
+    assert!(
+        done.windows(7).any(|w| w == b"Created"),
+        "{}",
+        String::from_utf8_lossy(&done)
+    );
 }
 
 async fn echo(svc: &mut McpService, i: u64) {

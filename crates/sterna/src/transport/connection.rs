@@ -239,10 +239,10 @@ fn forward_changes(
             if !session.is_initialized() {
                 continue;
             }
-            if let Some(bytes) = legacy_change(&change, |uri| session.subscribed(uri)) {
-                if tx.send(bytes).await.is_err() {
-                    return;
-                }
+            if let Some(bytes) = legacy_change(&change, |uri| session.subscribed(uri))
+                && tx.send(bytes).await.is_err()
+            {
+                return;
             }
         }
     })
