@@ -1,76 +1,94 @@
-//! `sterna call URL TOOL [ARGS] [--set FIELD=VALUE]...`: calls a tool on any 2026-07-28
-//! server over Streamable HTTP with sterna's client, driving every MRTR round and
-//! answering form questions from `--set` (or the terminal).
+//! `sterna call`: one tool call, every round driven, the result printed (as JSON with
+//! `--json`). Scriptable: questions are answered from `--set`/`--answers`; without a
+//! terminal an unanswered question fails the run (exit 3) and names it.
 
-use crate::forms::fill;
-use serde_json::Value;
-use std::collections::HashMap;
-use std::sync::{Arc, Mutex};
-use sterna::client::{Call, Client, Step};
-use sterna::types::elicitation::{ElicitFormParams, ElicitResult};
+use crate::answers::Answers;
+use crate::cli::CallArgs;
+use crate::drive::{self, Trace};
+use crate::exit::CliError;
+use crate::render;
+use crate::target::{self, Target};
+use serde_json::{Map, Value};
+use std::process::ExitCode;
+use sterna::client::Call;
 
-pub(crate) async fn run(args: &[String]) -> Result<(), String> {
-    let mut positional = Vec::new();
-    let mut presets = HashMap::new();
-    let mut it = args.iter();
-    while let Some(a) = it.next() {
-        if a == "--set" {
-            let kv = it.next().ok_or("--set needs FIELD=VALUE")?;
-            let (k, v) = kv.split_once('=').ok_or("--set needs FIELD=VALUE")?;
-            presets.insert(k.to_owned(), v.to_owned());
-        } else {
-            positional.push(a.clone());
+/// The target, tool and arguments from the positional words.
+fn split(args: &CallArgs) -> Result<(Target, String, Option<String>), CliError> {
+    let p = &args.positional;
+    let usage = |m: &str| {
+        CliError::Usage(format!(
+            "{m} (sterna call URL TOOL [ARGS_JSON], or sterna call TOOL [ARGS_JSON] -- COMMAND)"
+        ))
+    };
+    if !args.command.is_empty() {
+        return match p.as_slice() {
+            [tool] => Ok((Target::Stdio(args.command.clone()), tool.clone(), None)),
+            [tool, json] => Ok((
+                Target::Stdio(args.command.clone()),
+                tool.clone(),
+                Some(json.clone()),
+            )),
+            _ => Err(usage("with -- COMMAND, give TOOL [ARGS_JSON] only")),
+        };
+    }
+    match p.as_slice() {
+        [url, tool] => Ok((Target::Http(url.clone()), tool.clone(), None)),
+        [url, tool, json] => Ok((Target::Http(url.clone()), tool.clone(), Some(json.clone()))),
+        _ => Err(usage("expected a URL and a TOOL")),
+    }
+}
+
+/// Runs `sterna call`.
+pub(crate) async fn run(args: CallArgs) -> Result<ExitCode, CliError> {
+    let (target, tool, json) = split(&args)?;
+    let mut arguments: Map<String, Value> = match json {
+        None => Map::new(),
+        Some(j) => match serde_json::from_str(&j) {
+            Ok(Value::Object(m)) => m,
+            Ok(_) => return Err(CliError::Usage("ARGS_JSON must be a JSON object".into())),
+            Err(e) => return Err(CliError::Usage(format!("ARGS_JSON: {e}"))),
+        },
+    };
+    let answers = Answers::parse(&args.sets, args.answers.as_deref())?;
+    let conn = target::connect(&target, &args.client, answers)?;
+    let ask_args = conn.ui.interactive() && arguments.is_empty() && args.args.is_empty();
+    if !args.args.is_empty() || ask_args {
+        let tools = conn.client.list_tools().await?;
+        let schema = tools
+            .iter()
+            .find(|t| t.name == tool)
+            .map(|t| t.input_schema.clone());
+        for a in &args.args {
+            let (k, v) = a
+                .split_once('=')
+                .ok_or_else(|| CliError::Usage(format!("--arg {a}: expected NAME=VALUE")))?;
+            arguments.insert(
+                k.to_owned(),
+                crate::widgets::args::typed(schema.as_ref(), k, v),
+            );
+        }
+        if let (true, Some(schema)) = (ask_args, schema)
+            && !crate::widgets::args::properties(&schema).is_empty()
+        {
+            arguments = conn
+                .ui
+                .exclusive(move || crate::widgets::args::ask_all(&schema))
+                .await?
+                .map_err(|_| CliError::Usage("the call was abandoned at its arguments".into()))?;
         }
     }
-    let (url, tool, arguments) = match positional.as_slice() {
-        [url, tool] => (url, tool, Value::Null),
-        [url, tool, json] => (
-            url,
-            tool,
-            serde_json::from_str(json).map_err(|e| format!("ARGS: {e}"))?,
-        ),
-        _ => return Err("usage: sterna call URL TOOL [ARGS_JSON] [--set FIELD=VALUE]...".into()),
-    };
-    let presets = Arc::new(presets);
-    let client = Client::builder("sterna-cli", env!("CARGO_PKG_VERSION"))
-        .on_elicit(move |form: ElicitFormParams| {
-            let p = presets.clone();
-            async move {
-                tokio::task::spawn_blocking(move || fill(&form, &p))
-                    .await
-                    .ok()
-                    .and_then(Result::ok)
-                    .unwrap_or_else(ElicitResult::cancel)
-            }
-        })
-        .connect_http(url)
-        .map_err(|e| e.to_string())?;
-    let rounds = Mutex::new(Vec::new());
-    let mut step = client
-        .start(Call::tool(tool.as_str(), arguments))
-        .await
-        .map_err(|e| e.to_string())?;
-    let result = loop {
-        match step {
-            Step::Complete(r) => break r,
-            Step::InputRequired(p) => {
-                let keys: Vec<String> = p.requests().keys().cloned().collect();
-                println!("round {}: questions {keys:?}", p.round());
-                rounds.lock().unwrap_or_else(|e| e.into_inner()).push(keys);
-                if p.round() >= 10 {
-                    return Err("still asking after 10 rounds".into());
-                }
-                let answers = client
-                    .fulfil(p.requests())
-                    .await
-                    .map_err(|e| e.to_string())?;
-                step = client.resume(p, answers).await.map_err(|e| e.to_string())?;
-            }
-        }
-    };
-    println!("result: {}", result.text_content());
-    if result.is_error == Some(true) {
-        return Err("the tool reported an error".into());
+    let call = Call::tool(tool, Value::Object(arguments));
+    let result = drive::run(&conn, call, Trace::Rounds).await;
+    conn.client.close().await;
+    let result = result?;
+    if args.json {
+        println!("{}", render::json(&result));
+    } else {
+        println!("{}", render::tool_result(&result));
     }
-    Ok(())
+    Ok(if result.is_error == Some(true) {
+        ExitCode::from(1)
+    } else {
+        ExitCode::SUCCESS
+    })
 }

@@ -1,10 +1,13 @@
-//! The demo server: `echo` and the seed's `provision_database`, which asks the user which
-//! region to create the database in.
+//! The demo server: `provision_database` (asks a region: an arrow-key select), `sign_up`
+//! (a form of several field types, in declaration order), `deploy` (progress and log
+//! messages), `echo`; a prompt, a resource and a resource template.
 
 use schemars::JsonSchema;
 use serde::Deserialize;
+use std::time::Duration;
 use sterna::mrtr::form;
-use sterna::server::{Context, ServerBuilder, Tool};
+use sterna::server::{Context, Prompt, Resource, ResourceTemplate, ServerBuilder, Tool};
+use sterna::types::meta::LoggingLevel;
 use sterna::{Elicitation, HandlerError, Server, StateKeys};
 
 /// Arguments of `echo`.
@@ -49,7 +52,111 @@ pub(crate) struct PickRegion {
     pub(crate) region: Region,
 }
 
-/// Registers the demo tools on a builder.
+/// A topic of the newsletter.
+#[derive(Debug, Clone, Copy, Deserialize, JsonSchema, PartialEq, Eq)]
+#[serde(rename_all = "lowercase")]
+pub(crate) enum Topic {
+    /// Releases.
+    Releases,
+    /// Security advisories.
+    Security,
+    /// Events.
+    Events,
+}
+
+/// The sign-up form: fields in this order (name, email, age, topics, newsletter).
+#[derive(Debug, Deserialize, JsonSchema)]
+pub(crate) struct SignUp {
+    /// Your full name.
+    pub(crate) name: String,
+    /// Where we write to you.
+    #[schemars(email)]
+    pub(crate) email: String,
+    /// Your age in years.
+    #[schemars(range(min = 13, max = 130))]
+    pub(crate) age: u8,
+    /// What to hear about.
+    pub(crate) topics: Vec<Topic>,
+    /// Send the newsletter?
+    pub(crate) newsletter: bool,
+}
+
+/// No arguments.
+#[derive(Debug, Deserialize, JsonSchema)]
+pub(crate) struct NoArgs {}
+
+/// Arguments of `deploy`.
+#[derive(Debug, Deserialize, JsonSchema)]
+pub(crate) struct DeployArgs {
+    /// How many steps (1–50, default 5).
+    pub(crate) steps: Option<u32>,
+    /// Milliseconds per step (default 400).
+    pub(crate) step_ms: Option<u64>,
+}
+
+/// Arguments of the `greet` prompt.
+#[derive(Debug, Deserialize, JsonSchema)]
+pub(crate) struct GreetArgs {
+    /// Who to greet.
+    pub(crate) name: String,
+}
+
+/// Variables of `sterna://notes/{topic}`.
+#[derive(Debug, Deserialize)]
+pub(crate) struct NoteVars {
+    /// The topic.
+    pub(crate) topic: String,
+}
+
+fn sign_up_tool() -> sterna::server::ToolDef {
+    Tool::new("sign_up")
+        .description("Signs you up; asks name, email, age, topics and the newsletter in one form")
+        .ask(|_: &NoArgs| form::<SignUp>("Sign up for sterna news").key("sign_up"))
+        .run(
+            |_ctx: Context, _: NoArgs, form: Elicitation<SignUp>| async move {
+                let s = match form {
+                    Elicitation::Accepted(s) => s,
+                    Elicitation::Declined => {
+                        return Ok::<_, HandlerError>("Not signed up: you declined".to_owned());
+                    }
+                    Elicitation::Cancelled => return Ok("Not signed up: you cancelled".to_owned()),
+                };
+                let topics: Vec<String> = s
+                    .topics
+                    .iter()
+                    .map(|t| format!("{t:?}").to_lowercase())
+                    .collect();
+                Ok(format!(
+                    "Signed up {} <{}>, {}, topics [{}], newsletter {}",
+                    s.name,
+                    s.email,
+                    s.age,
+                    topics.join(", "),
+                    if s.newsletter { "yes" } else { "no" }
+                ))
+            },
+        )
+}
+
+fn deploy_tool() -> sterna::server::ToolDef {
+    Tool::new("deploy")
+        .description("Pretends to deploy: reports progress and log messages")
+        .handler(|ctx: Context, a: DeployArgs| async move {
+            let steps = a.steps.unwrap_or(5).clamp(1, 50);
+            let pause = Duration::from_millis(a.step_ms.unwrap_or(400).min(5_000));
+            ctx.log(LoggingLevel::Info, format!("deploying in {steps} steps"))
+                .await;
+            for i in 1..=steps {
+                tokio::time::sleep(pause).await;
+                ctx.progress(f64::from(i), Some(f64::from(steps)), Some("deploying"))
+                    .await;
+            }
+            ctx.log(LoggingLevel::Notice, "deployed").await;
+            format!("Deployed in {steps} steps")
+        })
+}
+
+/// Registers the demo tools, prompt and resources on a builder.
 pub(crate) fn tools<K>(builder: ServerBuilder<K>) -> ServerBuilder<K> {
     builder
         .tool(
@@ -74,6 +181,40 @@ pub(crate) fn tools<K>(builder: ServerBuilder<K>) -> ServerBuilder<K> {
                         ))
                     },
                 ),
+        )
+        .tool(sign_up_tool())
+        .tool(
+            Tool::new("touch_readme")
+                .description("Announces that sterna://readme changed (to try `listen`)")
+                .handler(|ctx: Context, _: NoArgs| async move {
+                    ctx.changes().resource_updated("sterna://readme");
+                    "Announced an update of sterna://readme"
+                }),
+        )
+        .tool(deploy_tool())
+        .prompt(
+            Prompt::new("greet")
+                .description("A greeting for someone")
+                .handler(|_ctx: Context, a: GreetArgs| async move {
+                    format!("Write a warm greeting for {}.", a.name)
+                }),
+        )
+        .resource(
+            Resource::new("sterna://readme", "readme")
+                .description("What this demo server offers")
+                .mime_type("text/plain")
+                .handler(|_ctx: Context, _: NoArgs| async move {
+                    "The sterna demo server: tools provision_database, sign_up, deploy, echo."
+                        .to_owned()
+                }),
+        )
+        .resource(
+            ResourceTemplate::new("sterna://notes/{topic}", "notes")
+                .description("A note on a topic")
+                .mime_type("text/plain")
+                .handler(|_ctx: Context, v: NoteVars| async move {
+                    format!("Notes on {}: nothing yet.", v.topic)
+                }),
         )
 }
 

@@ -1,33 +1,34 @@
-//! `sterna`: the demo server and an MRTR demo client.
+//! `sterna`: a terminal client for MCP 2026-07-28 servers — an interactive session
+//! (`connect`), scriptable calls (`call`) — and the demo server (`serve`, `demo`).
 //!
-//! ```text
-//! sterna demo [--http] [--region eu-west-1|us-east-1] [--name orders]
-//! sterna serve [--http ADDR]     # the demo server on stdio, or over HTTP
-//! sterna call URL TOOL [ARGS] [--set FIELD=VALUE]...
-//! sterna keygen                 # a new requestState key (base64)
-//! ```
+//! Exit codes: 0 ok, 1 the tool returned an error result, 2 usage error, 3 a question
+//! could not be answered (no terminal, nothing given), 4 protocol, transport or server
+//! error, 5 refused locally. See `crates/sterna-cli/README.md`.
 
+mod answers;
 mod call;
+mod check;
+mod cli;
 mod demo_client;
 mod demo_server;
-mod forms;
+mod drive;
+mod exit;
+mod fulfil;
+mod notify;
+mod render;
+mod roots;
+mod sampling_cmd;
+mod serve;
+mod session;
+mod target;
+mod ui;
+mod widgets;
 
+use clap::{CommandFactory, Parser};
+use cli::{Cli, Command};
+use exit::CliError;
 use std::process::ExitCode;
 use sterna::StateKeys;
-
-const USAGE: &str = "usage:
-  sterna demo [--http] [--region eu-west-1|us-east-1] [--name NAME]
-      start the demo server (over stdio, or HTTP with --http) and complete
-      provision_database with sterna's client through MRTR, asking the region in the
-      terminal (or taking --region when not interactive)
-  sterna serve [--http 127.0.0.1:3000]
-      run the demo server on stdio, or over Streamable HTTP at http://ADDR/mcp
-      (keys from STERNA_STATE_KEYS, else an ephemeral key)
-  sterna call URL TOOL [ARGS_JSON] [--set FIELD=VALUE]...
-      call a tool on any 2026-07-28 server over Streamable HTTP, driving every MRTR
-      round; form fields are answered from --set, else asked in the terminal
-  sterna keygen
-      print a new random requestState key (base64) for STERNA_STATE_KEYS";
 
 fn init_logs() {
     tracing_subscriber::fmt()
@@ -39,73 +40,41 @@ fn init_logs() {
         .init();
 }
 
-/// Keys from `STERNA_STATE_KEYS`, or an ephemeral key (logged by the server builder).
-pub(crate) fn keys_from_env() -> Result<StateKeys, String> {
-    match std::env::var("STERNA_STATE_KEYS") {
-        Ok(list) => {
-            StateKeys::from_base64_list(&list).map_err(|e| format!("STERNA_STATE_KEYS: {e}"))
+async fn dispatch(command: Command) -> Result<ExitCode, CliError> {
+    match command {
+        Command::Connect(a) => session::run(a).await,
+        Command::Call(a) => call::run(a).await,
+        Command::Demo(a) => demo_client::run(a).await,
+        Command::Serve(a) => serve::run(a).await.map(|()| ExitCode::SUCCESS),
+        Command::Keygen => {
+            println!("{}", StateKeys::generate_base64());
+            Ok(ExitCode::SUCCESS)
         }
-        Err(_) => Ok(StateKeys::ephemeral()),
-    }
-}
-
-async fn serve(args: &[String]) -> Result<(), String> {
-    let server = demo_server::build(keys_from_env()?);
-    match args {
-        [] => sterna::transport::serve_stdio(server)
-            .await
-            .map_err(|e| format!("stdio: {e}")),
-        [flag, addr] if flag == "--http" => {
-            let addr: std::net::SocketAddr =
-                addr.parse().map_err(|e| format!("--http {addr}: {e}"))?;
-            let listener = tokio::net::TcpListener::bind(addr)
-                .await
-                .map_err(|e| format!("bind {addr}: {e}"))?;
-            let local = listener.local_addr().map_err(|e| e.to_string())?;
-            println!("listening on http://{local}/mcp");
-            use std::io::Write;
-            let _ = std::io::stdout().flush();
-            let shutdown = async {
-                let _ = tokio::signal::ctrl_c().await;
-            };
-            sterna::http::HttpServer::new(server)
-                .serve_with_shutdown(listener, shutdown)
-                .await
-                .map_err(|e| format!("http: {e}"))
+        Command::Completions { shell } => {
+            clap_complete::generate(shell, &mut Cli::command(), "sterna", &mut std::io::stdout());
+            Ok(ExitCode::SUCCESS)
         }
-        _ => Err(USAGE.to_owned()),
     }
 }
 
 fn main() -> ExitCode {
+    let cli = Cli::parse();
     init_logs();
-    let args: Vec<String> = std::env::args().skip(1).collect();
     let runtime = match tokio::runtime::Runtime::new() {
         Ok(r) => r,
         Err(e) => {
             eprintln!("sterna: cannot start the runtime: {e}");
-            return ExitCode::FAILURE;
+            return ExitCode::from(4);
         }
     };
-    let result = match args.first().map(String::as_str) {
-        Some("serve") => runtime.block_on(serve(&args[1..])),
-        Some("demo") => runtime.block_on(demo_client::run(&args[1..])),
-        Some("call") => runtime.block_on(call::run(&args[1..])),
-        Some("keygen") => {
-            println!("{}", StateKeys::generate_base64());
-            Ok(())
-        }
-        Some("-h" | "--help" | "help") => {
-            println!("{USAGE}");
-            Ok(())
-        }
-        _ => Err(USAGE.to_owned()),
-    };
-    match result {
-        Ok(()) => ExitCode::SUCCESS,
+    let code = match runtime.block_on(dispatch(cli.command)) {
+        Ok(code) => code,
         Err(e) => {
             eprintln!("sterna: {e}");
-            ExitCode::FAILURE
+            e.exit_code()
         }
-    }
+    };
+    // Blocking widgets or a read of stdin may still hold a thread: do not wait for them.
+    runtime.shutdown_timeout(std::time::Duration::from_millis(100));
+    code
 }

@@ -94,28 +94,37 @@ impl Serialize for InputRequest {
 #[derive(Deserialize)]
 struct InputRequestDe {
     method: String,
+    /// Raw, not a `Value`, so objects keep their key order (a form's fields).
     #[serde(default)]
-    params: Option<Value>,
+    params: Option<Box<serde_json::value::RawValue>>,
 }
 
 impl<'de> Deserialize<'de> for InputRequest {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         let r = InputRequestDe::deserialize(d)?;
-        let params = |p: Option<Value>| p.ok_or_else(|| de::Error::missing_field("params"));
+        let raw = r.params.filter(|p| p.get() != "null");
+        let params = || {
+            raw.as_ref()
+                .map(|p| p.get())
+                .ok_or_else(|| de::Error::missing_field("params"))
+        };
         Ok(match r.method.as_str() {
             ELICITATION_CREATE => {
-                Self::Elicit(serde_json::from_value(params(r.params)?).map_err(de::Error::custom)?)
+                Self::Elicit(serde_json::from_str(params()?).map_err(de::Error::custom)?)
             }
             SAMPLING_CREATE_MESSAGE => {
-                Self::Sample(serde_json::from_value(params(r.params)?).map_err(de::Error::custom)?)
+                Self::Sample(serde_json::from_str(params()?).map_err(de::Error::custom)?)
             }
-            ROOTS_LIST => Self::ListRoots(match r.params {
-                Some(p) => Some(serde_json::from_value(p).map_err(de::Error::custom)?),
+            ROOTS_LIST => Self::ListRoots(match &raw {
+                Some(p) => Some(serde_json::from_str(p.get()).map_err(de::Error::custom)?),
                 None => None,
             }),
             _ => Self::Unknown {
                 method: r.method,
-                params: r.params,
+                params: match &raw {
+                    Some(p) => Some(serde_json::from_str(p.get()).map_err(de::Error::custom)?),
+                    None => None,
+                },
             },
         })
     }

@@ -88,8 +88,16 @@ impl<T: Serialize> Serialize for Outcome<T> {
 
 impl<'de, T: DeserializeOwned> Deserialize<'de> for Outcome<T> {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        let value = Value::deserialize(d)?;
-        let kind = match value.get("resultType") {
+        // Buffered raw, not as a `Value`: a `Value` sorts object keys, and the order of a
+        // form's fields is the order its author wants them shown in.
+        #[derive(Deserialize)]
+        struct Kind {
+            #[serde(rename = "resultType", default)]
+            result_type: Option<Value>,
+        }
+        let raw = Box::<serde_json::value::RawValue>::deserialize(d)?;
+        let probe: Kind = serde_json::from_str(raw.get()).map_err(de::Error::custom)?;
+        let kind = match probe.result_type {
             None => ResultType::Complete,
             Some(Value::String(s)) if s == "complete" => ResultType::Complete,
             Some(Value::String(s)) if s == "input_required" => ResultType::InputRequired,
@@ -100,10 +108,10 @@ impl<'de, T: DeserializeOwned> Deserialize<'de> for Outcome<T> {
             }
         };
         match kind {
-            ResultType::Complete => T::deserialize(value)
+            ResultType::Complete => serde_json::from_str::<T>(raw.get())
                 .map(Outcome::Complete)
                 .map_err(de::Error::custom),
-            ResultType::InputRequired => InputRequiredResult::deserialize(value)
+            ResultType::InputRequired => serde_json::from_str::<InputRequiredResult>(raw.get())
                 .map(Outcome::InputRequired)
                 .map_err(de::Error::custom),
         }

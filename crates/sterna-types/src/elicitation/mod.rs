@@ -69,15 +69,24 @@ impl Serialize for ElicitRequestParams {
 
 impl<'de> Deserialize<'de> for ElicitRequestParams {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        let v = Value::deserialize(d)?;
-        match v.get("mode") {
-            None => ElicitFormParams::deserialize(v)
+        // Buffered raw, not as a `Value` (which sorts keys), so the form's fields keep
+        // the order the server sent them in.
+        #[derive(Deserialize)]
+        struct Mode {
+            #[serde(default)]
+            mode: Option<Value>,
+        }
+        let raw = Box::<serde_json::value::RawValue>::deserialize(d)?;
+        let text = raw.get();
+        let mode: Mode = serde_json::from_str(text).map_err(de::Error::custom)?;
+        match mode.mode {
+            None => serde_json::from_str(text)
                 .map(Self::Form)
                 .map_err(de::Error::custom),
-            Some(Value::String(m)) if m == "form" => ElicitFormParams::deserialize(v)
+            Some(Value::String(m)) if m == "form" => serde_json::from_str(text)
                 .map(Self::Form)
                 .map_err(de::Error::custom),
-            Some(Value::String(m)) if m == "url" => ElicitUrlParams::deserialize(v)
+            Some(Value::String(m)) if m == "url" => serde_json::from_str(text)
                 .map(Self::Url)
                 .map_err(de::Error::custom),
             Some(other) => Err(de::Error::custom(format_args!(

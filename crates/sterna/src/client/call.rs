@@ -91,6 +91,23 @@ impl Call<ReadResourceResult> {
     }
 }
 
+impl<T> Call<T> {
+    /// Adds an entry to this call's `_meta`, sent on every round: `progressToken` (the
+    /// server then reports progress as notifications), `io.modelcontextprotocol/logLevel`
+    /// (log messages), trace context. The protocol version, capabilities and client info
+    /// are the client's own and are not overridden.
+    pub fn meta(mut self, key: impl Into<String>, value: impl Into<Value>) -> Self {
+        let meta = self
+            .params
+            .entry("_meta")
+            .or_insert_with(|| Value::Object(Map::new()));
+        if let Value::Object(m) = meta {
+            m.insert(key.into(), value.into());
+        }
+        self
+    }
+}
+
 /// Where a call stands after a round.
 #[derive(Debug)]
 pub enum Step<T> {

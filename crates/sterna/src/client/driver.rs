@@ -7,6 +7,7 @@ use super::retry::{Attempt, Failure, Next, Policy};
 use super::transport::{NotificationSink, Outgoing, Transport};
 use crate::mirror::HeaderParam;
 use serde::de::DeserializeOwned;
+use serde_json::value::RawValue;
 use serde_json::{Map, Value};
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicI64, Ordering};
@@ -127,7 +128,7 @@ impl Client {
         method: &str,
         params: &Map<String, Value>,
         name: Option<&str>,
-    ) -> Result<Value, ClientError> {
+    ) -> Result<Box<RawValue>, ClientError> {
         let mut policy = Policy::new(method);
         let mut attempt = Attempt {
             version: self.protocol_version(),
@@ -158,7 +159,7 @@ impl Client {
         params: &Map<String, Value>,
         name: Option<&str>,
         attempt: &Attempt,
-    ) -> Result<Value, Failure> {
+    ) -> Result<Box<RawValue>, Failure> {
         let id = self.next_id();
         let body = serde_json::to_vec(&Message {
             jsonrpc: "2.0",
@@ -203,7 +204,7 @@ impl Client {
         params: Map<String, Value>,
     ) -> Result<T, ClientError> {
         let v = self.request(method, &params, None).await?;
-        serde_json::from_value(v).map_err(|source| {
+        serde_json::from_str(v.get()).map_err(|source| {
             ProtocolViolation::Malformed {
                 method: method.to_owned(),
                 source,
@@ -212,18 +213,23 @@ impl Client {
         })
     }
 
-    /// A raw request (for methods without a typed helper); `_meta` is added.
+    /// A raw request (for methods without a typed helper); `_meta` is added (entries of
+    /// a `_meta` in `params` are kept; the version, capabilities and client info are the
+    /// client's own).
     pub async fn raw_request(
         &self,
         method: &str,
         params: Map<String, Value>,
     ) -> Result<Value, ClientError> {
-        self.request(method, &params, None).await
+        self.typed(method, params).await
     }
 }
 
 /// The result of the response to `id`, or why there is none.
-fn read_answer(method: &str, id: &RequestId, bytes: &[u8]) -> Result<Value, Failure> {
+///
+/// The result stays raw: decoding it through a `Value` would sort every object's keys,
+/// and a form's fields must reach the user in the order the server sent them.
+fn read_answer(method: &str, id: &RequestId, bytes: &[u8]) -> Result<Box<RawValue>, Failure> {
     let violation = |v: ProtocolViolation| Failure::Client(v.into());
     match RawMessage::parse(bytes) {
         Ok(Incoming::Result { id: got, result }) if got == *id => {

@@ -7,6 +7,13 @@ use sterna_types::capabilities::ClientCapabilities;
 use sterna_types::jsonrpc::RequestId;
 use sterna_types::meta::Implementation;
 
+/// The `_meta` keys the client always writes itself.
+const CLIENT_KEYS: [&str; 3] = [
+    sterna_types::meta::PROTOCOL_VERSION_KEY,
+    sterna_types::meta::CLIENT_CAPABILITIES_KEY,
+    sterna_types::meta::CLIENT_INFO_KEY,
+];
+
 /// `params` plus `_meta`, serialized without copying either.
 pub(crate) struct WithMeta<'a> {
     pub(crate) params: &'a Map<String, Value>,
@@ -25,6 +32,15 @@ impl Serialize for WithMeta<'_> {
                 m.serialize_entry(sterna_types::meta::CLIENT_CAPABILITIES_KEY, self.0.caps)?;
                 if let Some(info) = self.0.info {
                     m.serialize_entry(sterna_types::meta::CLIENT_INFO_KEY, info)?;
+                }
+                // The call's own entries (`progressToken`, `logLevel` …); the three above
+                // are the client's and win.
+                if let Some(Value::Object(extra)) = self.0.params.get("_meta") {
+                    for (k, v) in extra {
+                        if !CLIENT_KEYS.contains(&k.as_str()) {
+                            m.serialize_entry(k, v)?;
+                        }
+                    }
                 }
                 m.end()
             }

@@ -107,7 +107,7 @@ impl Client {
             this.insert("requestState".into(), Value::String(state.clone()));
         }
         let value = self.request(&method, &this, Some(&name)).await?;
-        match serde_json::from_value::<Outcome<T>>(value) {
+        match serde_json::from_str::<Outcome<T>>(value.get()) {
             Ok(Outcome::Complete(t)) => Ok(Step::Complete(t)),
             Ok(Outcome::InputRequired(r)) => {
                 let requests = r.input_requests.unwrap_or_default();

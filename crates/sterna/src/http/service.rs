@@ -7,7 +7,7 @@ use super::config::HttpConfig;
 use super::headers;
 use super::layers::{
     AcceptLayer, AcceptService, Accepts, BodyLimitLayer, BodyLimitService, ContentTypeLayer,
-    ContentTypeService, Deadline, OriginLayer, OriginService, TimeoutLayer, TimeoutService,
+    ContentTypeService, Deadline, OriginLayer, OriginService,
 };
 use super::respond::{Done, json, plain, rpc_error, sse_response, status_of};
 use crate::server::inbound::{Inbound, classify};
@@ -32,8 +32,7 @@ use tower_layer::Layer;
 
 type BoxError = Box<dyn std::error::Error + Send + Sync>;
 
-type Stack =
-    OriginService<ContentTypeService<AcceptService<BodyLimitService<TimeoutService<Endpoint>>>>>;
+type Stack = OriginService<ContentTypeService<AcceptService<BodyLimitService<Endpoint>>>>;
 
 /// The MCP endpoint: answers POSTs of JSON-RPC messages for a [`Server`], behind the
 /// [layers](super::layers) that check origin, content type, accept, body size and time.
@@ -68,10 +67,10 @@ impl McpService {
             shared: Arc::new(Shared {
                 server: server.clone(),
                 keep_alive: config.keep_alive,
+                timeout: config.timeout,
             }),
         };
-        let timed = TimeoutLayer::new(config.timeout).layer(endpoint);
-        let limited = BodyLimitLayer::new(config.max_body).layer(timed);
+        let limited = BodyLimitLayer::new(config.max_body).layer(endpoint);
         let stack = OriginLayer::new(config.origins.clone())
             .layer(ContentTypeLayer.layer(AcceptLayer.layer(limited)));
         Self { stack, server }
@@ -148,6 +147,8 @@ struct Endpoint {
 struct Shared {
     server: Server,
     keep_alive: std::time::Duration,
+    /// Applied to the whole of each request (not `subscriptions/listen`).
+    timeout: Option<std::time::Duration>,
 }
 
 impl<B> tower_service::Service<Request<Limited<B>>> for Endpoint
@@ -202,10 +203,21 @@ impl Shared {
         let incoming = Incoming {
             accepts: Accepts::of(&parts.headers),
             principal: ext.remove::<Principal>().unwrap_or_default(),
-            deadline: ext.remove::<Deadline>(),
+            deadline: self.deadline(ext.remove::<Deadline>()),
             headers: parts.headers,
         };
         self.run(incoming, bytes).await
+    }
+
+    /// The earlier of the configured timeout and a deadline set in front of the endpoint.
+    fn deadline(&self, outer: Option<Deadline>) -> Option<Deadline> {
+        let own = self
+            .timeout
+            .map(|t| Deadline(tokio::time::Instant::now() + t));
+        match (own, outer) {
+            (Some(a), Some(b)) => Some(if a.0 <= b.0 { a } else { b }),
+            (a, b) => a.or(b),
+        }
     }
 
     /// Runs the message; answers JSON, or SSE once the handler sends a notification.

@@ -3,6 +3,7 @@
 
 use crate::definition::{DefinitionError, Unfit};
 use schemars::JsonSchema;
+use serde::de::DeserializeOwned;
 use serde_json::{Map, Value};
 use std::any::TypeId;
 use std::collections::HashMap;
@@ -23,9 +24,14 @@ type Cache = RwLock<HashMap<TypeId, Result<Arc<FormSpec>, DefinitionError>>>;
 
 /// The flat form schema of `T`, derived once per type and cached.
 ///
-/// A type that does not fit the elicitation subset (nested objects, arrays of anything
-/// but enum values, maps, unions) is an error that names the field.
-pub(crate) fn form_schema<T: JsonSchema + 'static>() -> Result<Arc<FormSpec>, DefinitionError> {
+/// Fields keep the order the type declares them in (see [`declared_order`]), so a form
+/// reads the way its author wrote it. A type that does not fit the elicitation subset
+/// (nested objects, arrays of anything but enum values, maps, unions) is an error that
+/// names the field.
+///
+/// [`declared_order`]: super::order::declared_order
+pub(crate) fn form_schema<T: JsonSchema + DeserializeOwned + 'static>()
+-> Result<Arc<FormSpec>, DefinitionError> {
     static CACHE: OnceLock<Cache> = OnceLock::new();
     let cache = CACHE.get_or_init(Default::default);
     let id = TypeId::of::<T>();
@@ -41,7 +47,10 @@ pub(crate) fn form_schema<T: JsonSchema + 'static>() -> Result<Arc<FormSpec>, De
         .into_generator()
         .into_root_schema_for::<T>();
     let built = convert(schema.as_value())
-        .map(|schema| {
+        .map(|mut schema| {
+            if let Some(order) = super::order::declared_order::<T>() {
+                super::order::sort_properties(&mut schema.properties, order);
+            }
             use sha2::{Digest, Sha256};
             let json = serde_json::to_vec(&schema).expect("schemas serialize");
             Arc::new(FormSpec {

@@ -6,6 +6,7 @@
 
 mod check;
 mod form;
+mod order;
 mod plan;
 mod question;
 mod resolver;

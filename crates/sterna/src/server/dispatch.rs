@@ -7,15 +7,37 @@ use super::lists::{Pages, page_index};
 use super::prepare::{Prepared, check_version, removed};
 use super::request::{ListParams, Params, REMOVED};
 use super::response::Response;
+use futures_util::future::{BoxFuture, Either, Ready, ready};
 use serde_json::value::RawValue;
 use std::sync::Arc;
 use sterna_types::error::ErrorObject;
 use sterna_types::jsonrpc::RequestId;
 
-impl Prepared<'_> {
-    /// Runs the request: the version check, then the method. `None` when it was
-    /// cancelled (nothing may be sent then).
-    pub(crate) async fn run(self, server: &Server, env: RequestEnv) -> Option<Response> {
+/// The future of a routed request: answered at once, or a method running (boxed: its
+/// state is large, and only the methods that do work pay for it).
+pub(crate) type Running<'s> = Either<Ready<Option<Response>>, BoxFuture<'s, Option<Response>>>;
+
+impl<'a> Prepared<'a> {
+    /// Routes the request: the version check, then the method. The future's `None`
+    /// means it was cancelled (nothing may be sent then).
+    pub(crate) fn run<'s>(self, server: &'s Server, env: RequestEnv) -> Running<'s>
+    where
+        'a: 's,
+    {
+        match self.route(server, env) {
+            Ok(running) => Either::Right(running),
+            Err(answer) => Either::Left(ready(Some(answer))),
+        }
+    }
+
+    fn route<'s>(
+        self,
+        server: &'s Server,
+        env: RequestEnv,
+    ) -> Result<BoxFuture<'s, Option<Response>>, Response>
+    where
+        'a: 's,
+    {
         let Prepared {
             id,
             method,
@@ -24,19 +46,18 @@ impl Prepared<'_> {
             raw,
         } = self;
         if let Err(e) = check_version(&meta) {
-            return Some(Response::early(id, e));
+            return Err(Response::early(id, e));
         }
         if REMOVED.contains(&method) {
-            return Some(Response::error(Some(id), removed(method)));
+            return Err(Response::error(Some(id), removed(method)));
         }
         if !server.offers(method) {
-            let e = ErrorObject::method_not_found(method);
-            return Some(Response::error(Some(id), e));
+            return Err(Response::error(
+                Some(id),
+                ErrorObject::method_not_found(method),
+            ));
         }
-        let params = match params {
-            Ok(p) => p,
-            Err(e) => return Some(Response::error(Some(id), e)),
-        };
+        let params = params.map_err(|e| Response::error(Some(id.clone()), e))?;
         let meta = Arc::new(meta);
         let lists = &server.inner.lists;
         let body = match (method, params) {
@@ -50,24 +71,24 @@ impl Prepared<'_> {
                 server.list("templates", &lists.templates, p, method)
             }
             ("tools/call", Params::Call(p)) => {
-                return Box::pin(server.call_tool(id, meta, p, env)).await;
+                return Ok(Box::pin(server.call_tool(id, meta, p, env)));
             }
             ("prompts/get", Params::Prompt(p)) => {
-                return Box::pin(server.get_prompt(id, meta, p, env)).await;
+                return Ok(Box::pin(server.get_prompt(id, meta, p, env)));
             }
             ("resources/read", Params::Read(p)) => {
-                return Box::pin(server.read_resource(id, meta, p, env)).await;
+                return Ok(Box::pin(server.read_resource(id, meta, p, env)));
             }
             ("completion/complete", Params::Complete(p)) => {
-                return Box::pin(server.complete(id, meta, p, env)).await;
+                return Ok(Box::pin(server.complete(id, meta, p, env)));
             }
+            // The one-pass reader leaves this method's params raw.
             ("subscriptions/listen", _) => {
-                // The one-pass reader leaves this method's params raw.
-                return Box::pin(super::listen::listen(server, id, raw, env)).await;
+                return Ok(Box::pin(super::listen::listen(server, id, raw, env)));
             }
             (m, _) => Err(ErrorObject::method_not_found(m)),
         };
-        Some(Response::with(id, body))
+        Err(Response::with(id, body))
     }
 }
 

@@ -22,19 +22,22 @@ pub struct Accepts {
 impl Accepts {
     /// Reads the `Accept` headers.
     pub fn of(headers: &HeaderMap) -> Self {
+        let mut all = headers.get_all(ACCEPT).iter();
+        if let (Some(only), None) = (all.next(), all.next())
+            && only.as_bytes() == b"application/json, text/event-stream"
+        {
+            // What every client sends: no media-range parsing.
+            return Self {
+                json: true,
+                sse: true,
+            };
+        }
         let mut any = false;
         let mut json = false;
         let mut sse = false;
         for value in headers.get_all(ACCEPT) {
             any = true;
             let Ok(v) = value.to_str() else { continue };
-            if v == "application/json, text/event-stream" {
-                // What every client sends: skip the media-range parsing.
-                return Self {
-                    json: true,
-                    sse: true,
-                };
-            }
             for part in v.split(',') {
                 let media = part.split(';').next().unwrap_or("").trim();
                 let is = |m: &str| media.eq_ignore_ascii_case(m);

@@ -9,6 +9,9 @@
 //! | [`AcceptLayer`] | 406: a POST that accepts neither JSON nor SSE |
 //! | [`BodyLimitLayer`] | 413: a body over the limit |
 //! | [`TimeoutLayer`] | 504: no answer by the deadline (which it also hands inward) |
+//!
+//! [`McpService`](super::McpService) stacks the first four in front of the MCP endpoint,
+//! which applies its timeout itself (to the whole request, streams included).
 
 mod accept;
 mod content_type;
@@ -26,11 +29,13 @@ use bytes::Bytes;
 use futures_util::future::{Either, Ready, ready};
 use http::header::CONTENT_TYPE;
 use http::{HeaderValue, Response, StatusCode};
+use std::pin::Pin;
 use sterna_types::error::{ErrorCode, ErrorObject};
 use sterna_types::jsonrpc::ErrorResponseRef;
 
-/// What a layer's service returns: its own refusal, or the inner service's future.
-pub(crate) type Checked<F, B, E> = Either<Ready<Result<Response<B>, E>>, F>;
+/// What a layer's service returns: its own refusal (boxed: refusals are rare, and a small
+/// variant keeps every request's future small), or the inner service's future.
+pub(crate) type Checked<F, B, E> = Either<Pin<Box<Ready<Result<Response<B>, E>>>>, F>;
 
 /// A JSON-RPC error response without an id.
 pub(crate) fn refusal<B: From<Bytes>>(status: StatusCode, message: &str) -> Response<B> {
@@ -49,5 +54,5 @@ pub(crate) fn refusal<B: From<Bytes>>(status: StatusCode, message: &str) -> Resp
 
 /// The refusal as the layer's future.
 pub(crate) fn refuse<F, B: From<Bytes>, E>(status: StatusCode, message: &str) -> Checked<F, B, E> {
-    Either::Left(ready(Ok(refusal(status, message))))
+    Either::Left(Box::pin(ready(Ok(refusal(status, message)))))
 }

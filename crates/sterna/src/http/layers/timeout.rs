@@ -18,6 +18,11 @@ use tower_service::Service;
 pub struct Deadline(pub Instant);
 
 /// Gives every request `limit` to be answered (504 beyond); `None` sets no deadline.
+///
+/// [`McpService`](crate::http::McpService) applies its own
+/// [`HttpConfig::timeout`](crate::http::HttpConfig::timeout) to the whole of each MCP
+/// request, streamed answers included, and answers a timed-out request with its own id;
+/// it also honours a [`Deadline`] this layer sets in front of it.
 #[derive(Debug, Clone, Copy)]
 pub struct TimeoutLayer {
     limit: Option<Duration>,

@@ -1,4 +1,4 @@
-//! The real `sterna` binary over real stdio: raw JSON-RPC lines in, lines out.
+//! The demo server over real stdio: raw JSON-RPC lines in, lines out.
 
 use serde_json::{Value, json};
 use std::io::{BufRead, BufReader, Write};

@@ -1,0 +1,140 @@
+//! The command line, declared with clap: every subcommand has `--help`, and a bad flag is
+//! named in the error (exit code 2).
+
+use clap::{Args, Parser, Subcommand};
+use std::path::PathBuf;
+
+/// A terminal client for MCP 2026-07-28 servers (MRTR questions as real forms), and a
+/// demo server.
+#[derive(Debug, Parser)]
+#[command(name = "sterna", version, propagate_version = true)]
+#[command(
+    after_help = "Exit codes: 0 ok · 1 the tool returned an error result · 2 usage error · \
+3 a question could not be answered (not a terminal, and no --set/--answers for it) · \
+4 protocol, transport or server error · 5 refused locally (sampling)"
+)]
+pub(crate) struct Cli {
+    #[command(subcommand)]
+    pub(crate) command: Command,
+}
+
+/// The subcommands.
+#[derive(Debug, Subcommand)]
+pub(crate) enum Command {
+    /// Open an interactive session with a server: list, describe and call tools, get
+    /// prompts, read resources, listen for changes.
+    #[command(
+        override_usage = "sterna connect [OPTIONS] <URL>\n       sterna connect [OPTIONS] -- <COMMAND> [ARGS]..."
+    )]
+    Connect(ConnectArgs),
+    /// Call one tool and print its result; questions are answered from --set/--answers,
+    /// else asked in the terminal.
+    #[command(
+        override_usage = "sterna call [OPTIONS] <URL> <TOOL> [ARGS_JSON]\n       sterna call [OPTIONS] <TOOL> [ARGS_JSON] -- <COMMAND> [ARGS]..."
+    )]
+    Call(CallArgs),
+    /// Start the demo server and complete provision_database through a real MRTR round
+    /// trip, asking the region with an arrow-key select.
+    Demo(DemoArgs),
+    /// Run the demo server on stdio, or over Streamable HTTP.
+    Serve(ServeArgs),
+    /// Print a new random requestState key (base64) for STERNA_STATE_KEYS.
+    Keygen,
+    /// Print a shell completion script.
+    Completions {
+        /// The shell.
+        shell: clap_complete::Shell,
+    },
+}
+
+/// Options of every command that talks to a server.
+#[derive(Debug, Clone, Args)]
+pub(crate) struct ClientOpts {
+    /// A directory to expose as a root (file:// URI); repeatable. Default: the current
+    /// directory.
+    #[arg(long = "root", value_name = "DIR")]
+    pub(crate) roots: Vec<PathBuf>,
+    /// Answer sampling requests with this shell command: it gets the request as JSON on
+    /// stdin and prints the result (CreateMessageResult JSON, or plain text) on stdout.
+    #[arg(long, value_name = "CMD")]
+    pub(crate) sampling_cmd: Option<String>,
+    /// The lowest level of log messages the server should send (none to ask for none).
+    #[arg(long, value_name = "LEVEL", default_value = "info", value_parser = [
+        "none", "debug", "info", "notice", "warning", "error", "critical", "alert", "emergency"])]
+    pub(crate) log_level: String,
+    /// An HTTP header for every request, e.g. "Authorization: Bearer …"; repeatable.
+    #[arg(long = "header", short = 'H', value_name = "NAME: VALUE")]
+    pub(crate) headers: Vec<String>,
+    /// Never ask in the terminal, even when there is one (as if stdin were not a terminal).
+    #[arg(long)]
+    pub(crate) no_input: bool,
+}
+
+/// `sterna connect`.
+#[derive(Debug, Args)]
+pub(crate) struct ConnectArgs {
+    /// The server's Streamable HTTP endpoint (http://host:port/mcp).
+    #[arg(value_name = "URL", required_unless_present = "command")]
+    pub(crate) url: Option<String>,
+    /// A server to start as a child process and speak to over its stdio.
+    #[arg(last = true, value_name = "COMMAND")]
+    pub(crate) command: Vec<String>,
+    /// Print results as JSON.
+    #[arg(long)]
+    pub(crate) json: bool,
+    /// Where to keep the line history (default: ~/.sterna_history).
+    #[arg(long, value_name = "FILE")]
+    pub(crate) history: Option<PathBuf>,
+    #[command(flatten)]
+    pub(crate) client: ClientOpts,
+}
+
+/// `sterna call`.
+#[derive(Debug, Args)]
+pub(crate) struct CallArgs {
+    /// URL TOOL [ARGS_JSON] over HTTP; TOOL [ARGS_JSON] with `-- COMMAND` over stdio.
+    #[arg(value_name = "URL|TOOL", num_args = 1..=3, required = true)]
+    pub(crate) positional: Vec<String>,
+    /// A server to start as a child process and speak to over its stdio.
+    #[arg(last = true, value_name = "COMMAND")]
+    pub(crate) command: Vec<String>,
+    /// A tool argument, typed by the tool's inputSchema (numbers, booleans, JSON for
+    /// arrays and objects); repeatable.
+    #[arg(long = "arg", short = 'a', value_name = "NAME=VALUE")]
+    pub(crate) args: Vec<String>,
+    /// An answer to a form field: FIELD=VALUE, or QUESTION.FIELD=VALUE; typed by the
+    /// requested schema (comma-separated for multi-selects); repeatable.
+    #[arg(long = "set", short = 's', value_name = "FIELD=VALUE")]
+    pub(crate) sets: Vec<String>,
+    /// Answers in a JSON file: {"question_key": {"field": value}, "field": value,
+    /// "other_key": "decline"}.
+    #[arg(long, value_name = "FILE")]
+    pub(crate) answers: Option<PathBuf>,
+    /// Print the result as JSON on stdout (and nothing else there).
+    #[arg(long)]
+    pub(crate) json: bool,
+    #[command(flatten)]
+    pub(crate) client: ClientOpts,
+}
+
+/// `sterna demo`.
+#[derive(Debug, Args)]
+pub(crate) struct DemoArgs {
+    /// Run the exchange over Streamable HTTP instead of stdio.
+    #[arg(long)]
+    pub(crate) http: bool,
+    /// Answer the region question without asking (needed when not on a terminal).
+    #[arg(long, value_parser = ["eu-west-1", "us-east-1"])]
+    pub(crate) region: Option<String>,
+    /// The name of the database to create.
+    #[arg(long, default_value = "orders")]
+    pub(crate) name: String,
+}
+
+/// `sterna serve`.
+#[derive(Debug, Args)]
+pub(crate) struct ServeArgs {
+    /// Serve Streamable HTTP at http://ADDR/mcp instead of stdio.
+    #[arg(long, value_name = "ADDR")]
+    pub(crate) http: Option<std::net::SocketAddr>,
+}

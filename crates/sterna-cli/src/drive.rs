@@ -1,0 +1,92 @@
+//! Driving a call through its rounds with the terminal's answers, its progress bar and
+//! log messages.
+
+use crate::exit::CliError;
+use crate::target::Conn;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::Duration;
+use sterna::client::{Call, CallResult, ClientError, GaveUp, Step};
+
+/// The most rounds one call may take.
+const MAX_ROUNDS: u32 = 10;
+
+/// How much of the exchange to show.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Trace {
+    /// Each round's questions, on stderr.
+    Rounds,
+    /// Every leg, on stdout (the demo).
+    Legs,
+}
+
+fn token() -> String {
+    static NEXT: AtomicU64 = AtomicU64::new(1);
+    format!("sterna-{}", NEXT.fetch_add(1, Ordering::Relaxed))
+}
+
+/// Runs `call` to completion: each round's questions answered one by one (given answers,
+/// the terminal), then retried with the state echoed.
+pub(crate) async fn run<T: CallResult>(
+    conn: &Conn,
+    call: Call<T>,
+    trace: Trace,
+) -> Result<T, CliError> {
+    let token = token();
+    let mut call = call.meta("progressToken", token.clone());
+    if let Some(level) = &conn.log_level {
+        call = call.meta("io.modelcontextprotocol/logLevel", level.clone());
+    }
+    let result = rounds(conn, call, trace).await;
+    conn.notices.done(&token);
+    // Let the drawing thread take the bar down before anything else is printed.
+    tokio::time::sleep(Duration::from_millis(20)).await;
+    result
+}
+
+async fn rounds<T: CallResult>(conn: &Conn, call: Call<T>, trace: Trace) -> Result<T, CliError> {
+    let mut step = conn.client.start(call).await?;
+    let mut state_only = 0u32;
+    loop {
+        let pending = match step {
+            Step::Complete(t) => return Ok(t),
+            Step::InputRequired(p) => p,
+        };
+        if pending.round() >= MAX_ROUNDS {
+            return Err(CliError::Client(ClientError::GaveUp(GaveUp::Rounds(
+                pending.round(),
+            ))));
+        }
+        let keys: Vec<&String> = pending.requests().keys().collect();
+        match trace {
+            Trace::Rounds => conn
+                .ui
+                .note(format!("round {}: questions {keys:?}", pending.round())),
+            Trace::Legs => println!(
+                "← input_required (round {}): questions {keys:?}, requestState {}",
+                pending.round(),
+                if pending.has_state() {
+                    "sealed, echoed as received"
+                } else {
+                    "none"
+                }
+            ),
+        }
+        let answers = if pending.requests().is_empty() {
+            state_only += 1;
+            tokio::time::sleep(Duration::from_millis(50 << state_only.min(4))).await;
+            Default::default()
+        } else {
+            state_only = 0;
+            conn.answerer.round(pending.requests()).await?
+        };
+        if trace == Trace::Legs {
+            println!(
+                "→ {} {} (retry: new id, {} answer(s), the state)",
+                pending.method(),
+                pending.target(),
+                answers.len()
+            );
+        }
+        step = conn.client.resume(pending, answers).await?;
+    }
+}

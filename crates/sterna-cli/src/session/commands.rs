@@ -1,0 +1,288 @@
+//! The session's commands.
+
+use super::Session;
+use crate::drive::{self, Trace};
+use crate::exit::CliError;
+use crate::render;
+use serde_json::{Map, Value};
+use sterna::client::Call;
+
+const HELP: &str = "commands:
+  tools | prompts | resources | templates     list what the server offers
+  describe NAME                               a tool or prompt in full
+  call TOOL [ARGS_JSON]                       call a tool (arguments asked field by field)
+  get PROMPT [ARGS_JSON]                      get a prompt (arguments asked)
+  read URI|TEMPLATE                           read a resource (template variables asked)
+  listen [tools] [prompts] [resources] [URI]  show change notifications as they arrive
+  json [on|off]                               results as JSON or text
+  help | quit";
+
+/// `word rest-of-line`.
+fn split(line: &str) -> (&str, &str) {
+    let line = line.trim();
+    line.split_once(char::is_whitespace)
+        .map_or((line, ""), |(a, b)| (a, b.trim()))
+}
+
+/// An object from `ARGS_JSON`, or `None` when it is empty.
+fn object(text: &str) -> Result<Option<Map<String, Value>>, CliError> {
+    if text.is_empty() {
+        return Ok(None);
+    }
+    match serde_json::from_str(text) {
+        Ok(Value::Object(m)) => Ok(Some(m)),
+        Ok(_) => Err(CliError::Usage("arguments must be a JSON object".into())),
+        Err(e) => Err(CliError::Usage(format!("arguments: {e}"))),
+    }
+}
+
+impl Session {
+    /// Refreshes the lists (and the names Tab completes).
+    pub(super) async fn refresh(&mut self) {
+        let c = &self.conn.client;
+        self.tools = c.list_tools().await.unwrap_or_default();
+        self.prompts = c.list_prompts().await.unwrap_or_default();
+        let resources = c.list_resources().await.unwrap_or_default();
+        self.templates = c.list_resource_templates().await.unwrap_or_default();
+        let mut n = self.names.lock().unwrap_or_else(|p| p.into_inner());
+        n.tools = self.tools.iter().map(|t| t.name.clone()).collect();
+        n.prompts = self.prompts.iter().map(|p| p.name.clone()).collect();
+        n.resources = resources.iter().map(|r| r.uri.clone()).collect();
+        n.templates = self
+            .templates
+            .iter()
+            .map(|t| t.uri_template.clone())
+            .collect();
+    }
+
+    /// Runs one command line; `false` ends the session.
+    pub(super) async fn command(&mut self, line: &str) -> bool {
+        let (word, rest) = split(line);
+        let outcome = match word {
+            "" => Ok(()),
+            "quit" | "exit" => return false,
+            "help" | "?" => {
+                println!("{HELP}");
+                Ok(())
+            }
+            "json" => {
+                self.json = rest != "off";
+                println!("results as {}", if self.json { "JSON" } else { "text" });
+                Ok(())
+            }
+            "tools" | "prompts" | "resources" | "templates" => self.list(word).await,
+            "describe" | "desc" => self.describe(rest),
+            "call" => self.call(rest).await,
+            "get" => self.get(rest).await,
+            "read" => self.read(rest).await,
+            "listen" => self.listen(rest),
+            other => Err(CliError::Usage(format!(
+                "unknown command {other:?} (type help)"
+            ))),
+        };
+        if let Err(e) = outcome {
+            eprintln!("error: {e}");
+        }
+        true
+    }
+
+    async fn list(&mut self, what: &str) -> Result<(), CliError> {
+        self.refresh().await;
+        let c = &self.conn.client;
+        let text = match what {
+            "tools" => render::tools(&self.tools),
+            "prompts" => render::prompts(&self.prompts),
+            "resources" => render::resources(&c.list_resources().await?),
+            _ => render::templates(&self.templates),
+        };
+        println!(
+            "{}",
+            if text.is_empty() {
+                format!("  (no {what})")
+            } else {
+                text
+            }
+        );
+        Ok(())
+    }
+
+    fn describe(&self, name: &str) -> Result<(), CliError> {
+        if let Some(t) = self.tools.iter().find(|t| t.name == name) {
+            println!("{}", render::describe_tool(t));
+        } else if let Some(p) = self.prompts.iter().find(|p| p.name == name) {
+            println!("{}", render::describe_prompt(p));
+        } else {
+            return Err(CliError::Usage(format!(
+                "no tool or prompt called {name:?}"
+            )));
+        }
+        Ok(())
+    }
+
+    async fn call(&mut self, rest: &str) -> Result<(), CliError> {
+        let (name, json) = split(rest);
+        let tool = self.tools.iter().find(|t| t.name == name).cloned();
+        let args = match (object(json)?, tool) {
+            (Some(a), _) => a,
+            (None, Some(t)) => {
+                let schema = t.input_schema.clone();
+                self.conn
+                    .ui
+                    .exclusive(move || crate::widgets::args::ask_all(&schema))
+                    .await?
+                    .map_err(|_| CliError::Usage("call abandoned".into()))?
+            }
+            (None, None) => {
+                return Err(CliError::Usage(format!(
+                    "no tool called {name:?} (try tools)"
+                )));
+            }
+        };
+        let r = drive::run(
+            &self.conn,
+            Call::tool(name, Value::Object(args)),
+            Trace::Rounds,
+        )
+        .await?;
+        println!(
+            "{}",
+            if self.json {
+                render::json(&r)
+            } else {
+                render::tool_result(&r)
+            }
+        );
+        Ok(())
+    }
+
+    async fn get(&mut self, rest: &str) -> Result<(), CliError> {
+        let (name, json) = split(rest);
+        let args = match object(json)? {
+            Some(a) => a,
+            None => {
+                let p = self
+                    .prompts
+                    .iter()
+                    .find(|p| p.name == name)
+                    .cloned()
+                    .ok_or_else(|| {
+                        CliError::Usage(format!("no prompt called {name:?} (try prompts)"))
+                    })?;
+                let schema = prompt_schema(&p);
+                self.conn
+                    .ui
+                    .exclusive(move || crate::widgets::args::ask_all(&schema))
+                    .await?
+                    .map_err(|_| CliError::Usage("abandoned".into()))?
+            }
+        };
+        let r = drive::run(
+            &self.conn,
+            Call::prompt(name, Value::Object(args)),
+            Trace::Rounds,
+        )
+        .await?;
+        println!(
+            "{}",
+            if self.json {
+                render::json(&r)
+            } else {
+                render::prompt_result(&r)
+            }
+        );
+        Ok(())
+    }
+
+    async fn read(&mut self, uri: &str) -> Result<(), CliError> {
+        let uri = if uri.contains('{') {
+            self.expand(uri).await?
+        } else {
+            uri.to_owned()
+        };
+        if uri.is_empty() {
+            return Err(CliError::Usage("read URI".into()));
+        }
+        let r = drive::run(&self.conn, Call::resource(uri), Trace::Rounds).await?;
+        println!(
+            "{}",
+            if self.json {
+                render::json(&r)
+            } else {
+                render::resource_result(&r)
+            }
+        );
+        Ok(())
+    }
+
+    /// Asks the variables of a URI template (`{name}` parts) and fills them in.
+    async fn expand(&self, template: &str) -> Result<String, CliError> {
+        let vars: Vec<String> = template
+            .split('{')
+            .skip(1)
+            .filter_map(|p| p.split_once('}').map(|(v, _)| v.to_owned()))
+            .collect();
+        let props: Map<String, Value> = vars
+            .iter()
+            .map(|v| (v.clone(), serde_json::json!({"type": "string"})))
+            .collect();
+        let schema: Map<String, Value> = serde_json::from_value(
+            serde_json::json!({"type": "object", "properties": props, "required": vars}),
+        )
+        .unwrap_or_default();
+        let values = self
+            .conn
+            .ui
+            .exclusive(move || crate::widgets::args::ask_all(&schema))
+            .await?
+            .map_err(|_| CliError::Usage("abandoned".into()))?;
+        let mut out = template.to_owned();
+        for (k, v) in values {
+            out = out.replace(&format!("{{{k}}}"), v.as_str().unwrap_or_default());
+        }
+        Ok(out)
+    }
+
+    fn listen(&self, rest: &str) -> Result<(), CliError> {
+        let words: Vec<&str> = rest.split_whitespace().collect();
+        let all = words.is_empty();
+        let has = |w: &str| all || words.contains(&w);
+        let uris: Vec<&str> = words.iter().copied().filter(|w| w.contains(':')).collect();
+        let params = serde_json::json!({"notifications": {
+            "toolsListChanged": has("tools"), "promptsListChanged": has("prompts"),
+            "resourcesListChanged": has("resources"), "resourceSubscriptions": uris}});
+        let client = self.conn.client.clone();
+        let ui = self.conn.ui.clone();
+        tokio::spawn(async move {
+            let params = params.as_object().cloned().unwrap_or_default();
+            match client.raw_request("subscriptions/listen", params).await {
+                Ok(_) => ui.note("  ⟳ the server closed the subscription"),
+                Err(e) => ui.note(format!("  ⟳ the subscription ended: {e}")),
+            }
+        });
+        println!("listening in the background; changes show as they arrive");
+        Ok(())
+    }
+}
+
+/// A prompt's arguments as an object schema of strings.
+fn prompt_schema(p: &sterna::types::prompts::Prompt) -> Map<String, Value> {
+    let args = p.arguments.clone().unwrap_or_default();
+    let props: Map<String, Value> = args
+        .iter()
+        .map(|a| {
+            (
+                a.name.clone(),
+                serde_json::json!({"type": "string", "description": a.description}),
+            )
+        })
+        .collect();
+    let required: Vec<&str> = args
+        .iter()
+        .filter(|a| a.required == Some(true))
+        .map(|a| a.name.as_str())
+        .collect();
+    serde_json::from_value(
+        serde_json::json!({"type": "object", "properties": props, "required": required}),
+    )
+    .unwrap_or_default()
+}

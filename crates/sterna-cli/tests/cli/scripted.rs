@@ -1,0 +1,175 @@
+//! Scripted runs: no terminal, answers from the command line, JSON out, exit codes.
+
+use crate::sterna;
+use serde_json::Value;
+use std::io::{BufRead, BufReader};
+use std::process::{Child, Command, Output, Stdio};
+
+fn run(args: &[&str]) -> Output {
+    Command::new(sterna())
+        .args(args)
+        .env("STERNA_LOG", "error")
+        .stdin(Stdio::null())
+        .output()
+        .expect("sterna runs")
+}
+
+fn text(b: &[u8]) -> String {
+    String::from_utf8_lossy(b).into_owned()
+}
+
+/// `sterna serve --http 127.0.0.1:0`, stopped on drop.
+struct HttpServer(Child, String);
+
+impl HttpServer {
+    fn start() -> Self {
+        let mut child = Command::new(sterna())
+            .args(["serve", "--http", "127.0.0.1:0"])
+            .env("STERNA_LOG", "error")
+            .stdout(Stdio::piped())
+            .spawn()
+            .expect("the server starts");
+        let mut line = String::new();
+        BufReader::new(child.stdout.take().unwrap())
+            .read_line(&mut line)
+            .unwrap();
+        let url = line.trim().trim_start_matches("listening on ").to_owned();
+        Self(child, url)
+    }
+}
+
+impl Drop for HttpServer {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+#[test]
+fn json_result_with_answers_from_set_over_stdio() {
+    let out = run(&[
+        "call",
+        "provision_database",
+        r#"{"name":"orders"}"#,
+        "--set",
+        "region=eu-west-1",
+        "--json",
+        "--",
+        sterna(),
+        "serve",
+    ]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let v: Value = serde_json::from_slice(&out.stdout).expect("stdout is one JSON document");
+    assert_eq!(v["content"][0]["text"], "Created orders in eu-west-1");
+}
+
+#[test]
+fn answers_are_typed_by_the_requested_schema_over_http() {
+    let server = HttpServer::start();
+    let file = std::env::temp_dir().join(format!("sterna-answers-{}.json", std::process::id()));
+    std::fs::write(&file, r#"{"sign_up": {"name": "Grace", "email": "grace@example.org", "topics": ["security", "events"]}}"#).unwrap();
+    let out = run(&[
+        "call",
+        &server.1,
+        "sign_up",
+        "--answers",
+        file.to_str().unwrap(),
+        "--set",
+        "age=85",
+        "--set",
+        "newsletter=yes",
+        "--json",
+    ]);
+    std::fs::remove_file(&file).ok();
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(
+        v["content"][0]["text"],
+        "Signed up Grace <grace@example.org>, 85, topics [security, events], newsletter yes"
+    );
+}
+
+#[test]
+fn not_a_terminal_fails_naming_the_unanswered_question() {
+    let out = run(&[
+        "call",
+        "provision_database",
+        r#"{"name":"orders"}"#,
+        "--",
+        sterna(),
+        "serve",
+    ]);
+    assert_eq!(out.status.code(), Some(3), "{}", text(&out.stderr));
+    let err = text(&out.stderr);
+    assert!(
+        err.contains("unanswered question `pick_region`") && err.contains("field `region`"),
+        "{err}"
+    );
+    assert!(err.contains("--set region=VALUE"), "{err}");
+    assert!(
+        out.stdout.is_empty(),
+        "nothing picked, nothing printed: {}",
+        text(&out.stdout)
+    );
+}
+
+#[test]
+fn a_bad_answer_is_a_usage_error_with_the_reason() {
+    let out = run(&[
+        "call",
+        "provision_database",
+        r#"{"name":"orders"}"#,
+        "--set",
+        "region=mars-1",
+        "--",
+        sterna(),
+        "serve",
+    ]);
+    assert_eq!(out.status.code(), Some(2), "{}", text(&out.stderr));
+    assert!(
+        text(&out.stderr).contains("\"mars-1\" is not one of: eu-west-1, us-east-1"),
+        "{}",
+        text(&out.stderr)
+    );
+}
+
+#[test]
+fn decline_from_the_command_line() {
+    let out = run(&[
+        "call",
+        "sign_up",
+        "--set",
+        "sign_up=decline",
+        "--",
+        sterna(),
+        "serve",
+    ]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    assert_eq!(text(&out.stdout).trim(), "Not signed up: you declined");
+}
+
+#[test]
+fn exit_codes_for_flags_transport_and_tool_errors() {
+    let out = run(&["call", "--bogus"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        text(&out.stderr).contains("--bogus"),
+        "{}",
+        text(&out.stderr)
+    );
+    let out = run(&["call", "http://127.0.0.1:9/mcp", "echo", r#"{"text":"x"}"#]);
+    assert_eq!(out.status.code(), Some(4), "{}", text(&out.stderr));
+    let out = run(&["call", "no_such_tool", "--", sterna(), "serve"]);
+    assert!(
+        matches!(out.status.code(), Some(1 | 4)),
+        "{:?} {}",
+        out.status,
+        text(&out.stderr)
+    );
+    for sub in ["connect", "call", "demo", "serve", "keygen", "completions"] {
+        let out = run(&[sub, "--help"]);
+        assert_eq!(out.status.code(), Some(0), "{sub} --help");
+    }
+    let out = run(&["completions", "bash"]);
+    assert!(out.status.success() && text(&out.stdout).contains("sterna"));
+}
