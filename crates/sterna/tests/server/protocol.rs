@@ -94,14 +94,18 @@ async fn unknown_and_removed_methods_get_minus_32601() {
     }
     // A legacy initialize (no _meta claim) opens a 2025-11-25 session: malformed (no
     // clientInfo) it is -32602, well formed it is answered with a legacy revision.
-    w.send(&json!({"jsonrpc": "2.0", "id": "i1", "method": "initialize",
-                   "params": {"protocolVersion": "2025-11-25", "capabilities": {}}}))
-        .await;
+    w.send(
+        &json!({"jsonrpc": "2.0", "id": "i1", "method": "initialize",
+                   "params": {"protocolVersion": "2025-11-25", "capabilities": {}}}),
+    )
+    .await;
     assert_eq!(error_code(&w.recv().await), -32602);
-    w.send(&json!({"jsonrpc": "2.0", "id": "i2", "method": "initialize",
+    w.send(
+        &json!({"jsonrpc": "2.0", "id": "i2", "method": "initialize",
                    "params": {"protocolVersion": "2026-07-28", "capabilities": {},
-                              "clientInfo": {"name": "c", "version": "1"}}}))
-        .await;
+                              "clientInfo": {"name": "c", "version": "1"}}}),
+    )
+    .await;
     assert_eq!(w.recv().await["result"]["protocolVersion"], "2025-11-25");
     // Capabilities the server does not offer are unknown methods.
     let (bare, _) = server_with(|b| b);
