@@ -12,8 +12,8 @@ use http::HeaderValue;
 use http::header::{COOKIE, LOCATION, SET_COOKIE};
 
 /// Fetches the authorization URL itself and follows the authorization server's own
-/// redirects (at most 10, carrying its cookies) until one points at the redirect URI,
-/// which is never fetched. Only for servers that authorize without a user.
+/// redirects (at most 10, carrying its cookies back to the same origin only) until one
+/// points at the redirect URI, which is never fetched. Only for servers that authorize without a user.
 #[derive(Debug, Clone)]
 pub struct HeadlessRedirect {
     redirect_uri: String,
@@ -71,6 +71,9 @@ impl HeadlessRedirect {
             };
             if urls::is_redirect_to(&next, &request.redirect_uri) {
                 return Ok(AuthorizationResponse::from_redirect(&next));
+            }
+            if urls::origin(&next) != urls::origin(&url) {
+                cookies.clear(); // Cookies stay with the server that set them.
             }
             url = next;
         }

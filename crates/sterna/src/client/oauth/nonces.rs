@@ -12,12 +12,6 @@ pub(crate) struct Nonces {
     by_origin: Mutex<HashMap<String, String>>,
 }
 
-fn origin(url: &str) -> String {
-    urls::parts(url)
-        .map(|p| format!("{}://{}", p.scheme, p.authority.to_ascii_lowercase()))
-        .unwrap_or_default()
-}
-
 impl Nonces {
     /// Records the nonce in `headers`, if any, for the server at `url`.
     pub(crate) fn note(&self, url: &str, headers: &HeaderMap) {
@@ -25,7 +19,7 @@ impl Nonces {
             self.by_origin
                 .lock()
                 .unwrap_or_else(|p| p.into_inner())
-                .insert(origin(url), n.to_owned());
+                .insert(urls::origin(url), n.to_owned());
         }
     }
 
@@ -34,7 +28,7 @@ impl Nonces {
         self.by_origin
             .lock()
             .unwrap_or_else(|p| p.into_inner())
-            .get(&origin(url))
+            .get(&urls::origin(url))
             .cloned()
     }
 }

@@ -124,6 +124,13 @@ pub(crate) fn is_secure_or_loopback(url: &str) -> bool {
     p.scheme == "https" || is_loopback_authority(&p.authority)
 }
 
+/// `scheme://host:port` of `url`, lowercase, default port explicit (empty if unusable).
+pub(crate) fn origin(url: &str) -> String {
+    parts(url)
+        .map(|p| format!("{}://{}", p.scheme, normal_authority(&p)))
+        .unwrap_or_default()
+}
+
 /// Whether `url`'s host is `localhost` or a loopback address.
 pub(crate) fn is_loopback(url: &str) -> bool {
     parts(url).is_some_and(|p| is_loopback_authority(&p.authority))
