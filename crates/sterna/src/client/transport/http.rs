@@ -87,31 +87,7 @@ impl HttpTransport {
         let mut body = response.into_body();
         let limit = self.max_response;
         if !sse {
-            let bytes = http_body_util::Limited::new(body, limit)
-                .collect()
-                .await
-                .map_err(|e| {
-                    if e.downcast_ref::<http_body_util::LengthLimitError>()
-                        .is_some()
-                    {
-                        TransportError::TooLarge { limit }
-                    } else {
-                        TransportError::StreamBroken
-                    }
-                })?
-                .to_bytes();
-            // A JSON-RPC answer is the answer, whatever the status (errors come with 4xx).
-            if matches!(
-                RawMessage::parse(&bytes),
-                Ok(Incoming::Result { .. } | Incoming::Error { .. })
-            ) {
-                return Ok(bytes.to_vec());
-            }
-            let text = String::from_utf8_lossy(&bytes[..bytes.len().min(1024)]).into_owned();
-            return Err(TransportError::Http {
-                status: status.as_u16(),
-                body: text,
-            });
+            return read_json(body, limit, status.as_u16()).await;
         }
         let mut parser = SseParser::default();
         loop {
@@ -151,6 +127,35 @@ pub(super) fn config_url(url: &str, reason: String) -> TransportError {
         url: url.to_owned(),
         reason,
     })
+}
+
+/// A JSON answer: the JSON-RPC response, whatever the status (errors come with 4xx).
+async fn read_json(
+    body: hyper::body::Incoming,
+    limit: usize,
+    status: u16,
+) -> Result<Vec<u8>, TransportError> {
+    let bytes = http_body_util::Limited::new(body, limit)
+        .collect()
+        .await
+        .map_err(|e| {
+            if e.downcast_ref::<http_body_util::LengthLimitError>()
+                .is_some()
+            {
+                TransportError::TooLarge { limit }
+            } else {
+                TransportError::StreamBroken
+            }
+        })?
+        .to_bytes();
+    if matches!(
+        RawMessage::parse(&bytes),
+        Ok(Incoming::Result { .. } | Incoming::Error { .. })
+    ) {
+        return Ok(bytes.to_vec());
+    }
+    let text = String::from_utf8_lossy(&bytes[..bytes.len().min(1024)]).into_owned();
+    Err(TransportError::Http { status, body: text })
 }
 
 impl Transport for HttpTransport {
