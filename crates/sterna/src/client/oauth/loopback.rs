@@ -152,3 +152,64 @@ impl AuthorizationUi for LoopbackRedirect {
         Box::pin(self.run(request))
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    async fn get(addr: SocketAddr, target: &str) -> String {
+        let mut s = tokio::net::TcpStream::connect(addr).await.unwrap();
+        s.write_all(format!("GET {target} HTTP/1.1\r\nhost: x\r\n\r\n").as_bytes())
+            .await
+            .unwrap();
+        let mut out = String::new();
+        s.read_to_string(&mut out).await.unwrap();
+        out
+    }
+
+    #[tokio::test]
+    async fn receives_the_redirect_on_loopback() {
+        let ui = LoopbackRedirect::bind()
+            .unwrap()
+            .timeout(Duration::from_secs(10));
+        let uri = ui.redirect_uri();
+        assert!(
+            uri.starts_with("http://127.0.0.1:") && uri.ends_with("/callback"),
+            "{uri}"
+        );
+        let addr = ui.addr;
+        let browser = tokio::spawn(async move {
+            let other = get(addr, "/favicon.ico").await;
+            assert!(other.starts_with("HTTP/1.1 404"), "{other}");
+            get(
+                addr,
+                "/callback?code=c1&state=s1&iss=https%3A%2F%2Fas.example",
+            )
+            .await
+        });
+        let request = AuthorizationRequest {
+            url: "https://as.example/authorize?x=1".into(),
+            redirect_uri: uri,
+        };
+        let r = ui.authorize(&request).await.unwrap();
+        assert_eq!(r.code.unwrap().expose(), "c1");
+        assert_eq!(r.state.as_deref(), Some("s1"));
+        assert_eq!(r.iss.as_deref(), Some("https://as.example"));
+        assert!(browser.await.unwrap().starts_with("HTTP/1.1 200"));
+    }
+
+    #[tokio::test]
+    async fn gives_up_after_its_timeout() {
+        let ui = LoopbackRedirect::bind()
+            .unwrap()
+            .timeout(Duration::from_millis(50));
+        let request = AuthorizationRequest {
+            url: "https://as.example/authorize".into(),
+            redirect_uri: ui.redirect_uri(),
+        };
+        assert!(matches!(
+            ui.authorize(&request).await,
+            Err(UiError::Timeout)
+        ));
+    }
+}
