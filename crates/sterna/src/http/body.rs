@@ -22,6 +22,8 @@ pub struct McpBody(Kind);
 enum Kind {
     Full(Option<Bytes>),
     Sse(Box<SseStream>),
+    /// Events read from a stream's log (2025-11-25 sessions).
+    Stream(Pin<Box<dyn futures_util::Stream<Item = Bytes> + Send>>),
 }
 
 impl std::fmt::Debug for McpBody {
@@ -29,6 +31,7 @@ impl std::fmt::Debug for McpBody {
         match &self.0 {
             Kind::Full(_) => f.write_str("McpBody::Full"),
             Kind::Sse(_) => f.write_str("McpBody::Sse"),
+            Kind::Stream(_) => f.write_str("McpBody::Stream"),
         }
     }
 }
@@ -46,6 +49,11 @@ impl McpBody {
 
     pub(crate) fn empty() -> Self {
         Self(Kind::Full(None))
+    }
+
+    /// SSE events, already formatted, as a stream yields them.
+    pub(crate) fn stream(events: Pin<Box<dyn futures_util::Stream<Item = Bytes> + Send>>) -> Self {
+        Self(Kind::Stream(events))
     }
 
     /// A stream that starts with `first`, carries what `notifications` yields, and ends
@@ -161,6 +169,10 @@ impl Body for McpBody {
         match &mut self.get_mut().0 {
             Kind::Full(b) => Poll::Ready(b.take().map(|b| Ok(Frame::data(b)))),
             Kind::Sse(s) => s.poll_next(cx).map(|o| o.map(|b| Ok(Frame::data(b)))),
+            Kind::Stream(s) => s
+                .as_mut()
+                .poll_next(cx)
+                .map(|o| o.map(|b| Ok(Frame::data(b)))),
         }
     }
 
@@ -168,6 +180,7 @@ impl Body for McpBody {
         match &self.0 {
             Kind::Full(b) => b.is_none(),
             Kind::Sse(s) => s.done && s.queued.is_empty(),
+            Kind::Stream(_) => false,
         }
     }
 
@@ -175,7 +188,7 @@ impl Body for McpBody {
         match &self.0 {
             Kind::Full(Some(b)) => SizeHint::with_exact(b.len() as u64),
             Kind::Full(None) => SizeHint::with_exact(0),
-            Kind::Sse(_) => SizeHint::default(),
+            Kind::Sse(_) | Kind::Stream(_) => SizeHint::default(),
         }
     }
 }

@@ -24,6 +24,7 @@ pub struct HttpConfig {
     pub(crate) max_body: usize,
     pub(crate) timeout: Option<Duration>,
     pub(crate) keep_alive: Duration,
+    pub(crate) sessions: super::legacy::SessionConfig,
 }
 
 impl Default for HttpConfig {
@@ -33,6 +34,7 @@ impl Default for HttpConfig {
             max_body: 4 * 1024 * 1024,
             timeout: Some(Duration::from_secs(300)),
             keep_alive: Duration::from_secs(15),
+            sessions: super::legacy::SessionConfig::default(),
         }
     }
 }
@@ -61,6 +63,12 @@ impl HttpConfig {
     /// are not limited.)
     pub fn timeout(mut self, timeout: Option<Duration>) -> Self {
         self.timeout = timeout;
+        self
+    }
+
+    /// How 2025-11-25 clients' sessions are kept (store, idle expiry, resume window).
+    pub fn sessions(mut self, sessions: super::legacy::SessionConfig) -> Self {
+        self.sessions = sessions;
         self
     }
 

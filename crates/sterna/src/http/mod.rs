@@ -20,13 +20,16 @@ mod body;
 mod config;
 mod headers;
 pub mod layers;
+mod legacy;
 mod respond;
 mod serve;
 mod service;
 
 pub use crate::header_value::{decode as decode_header_value, encode as encode_header_value};
+pub use crate::server::legacy::SessionRecord;
 pub use auth::{AuthError, AuthLayer, AuthService, Authenticator, BearerTokens};
 pub use body::McpBody;
 pub use config::{HttpConfig, OriginPolicy};
+pub use legacy::{MemorySessionStore, SessionConfig, SessionError, SessionStore};
 pub use serve::HttpServer;
 pub use service::{McpService, ResponseFuture};

@@ -9,8 +9,11 @@ use super::layers::{
     AcceptLayer, AcceptService, Accepts, BodyLimitLayer, BodyLimitService, ContentTypeLayer,
     ContentTypeService, Deadline, OriginLayer, OriginService,
 };
+use super::legacy::LegacyHttp;
 use super::respond::{Done, json, plain, rpc_error, sse_response, status_of};
-use crate::server::inbound::{Inbound, classify};
+use crate::server::inbound::{
+    Body as Params, Inbound, classify, classify_envelope, has_modern_claim,
+};
 use crate::server::{Notifier, Principal, RequestEnv, Response as RpcResponse, Server, log_panic};
 use bytes::Bytes;
 use futures_util::FutureExt;
@@ -50,6 +53,7 @@ type Stack = OriginService<ContentTypeService<AcceptService<BodyLimitService<End
 pub struct McpService {
     stack: Stack,
     server: Server,
+    shared: Arc<Shared>,
 }
 
 impl std::fmt::Debug for McpService {
@@ -63,22 +67,35 @@ impl std::fmt::Debug for McpService {
 impl McpService {
     /// The endpoint for `server`.
     pub fn new(server: Server, config: HttpConfig) -> Self {
+        let shared = Arc::new(Shared {
+            server: server.clone(),
+            legacy: LegacyHttp::new(config.sessions.clone(), config.keep_alive),
+            keep_alive: config.keep_alive,
+            timeout: config.timeout,
+        });
         let endpoint = Endpoint {
-            shared: Arc::new(Shared {
-                server: server.clone(),
-                keep_alive: config.keep_alive,
-                timeout: config.timeout,
-            }),
+            shared: shared.clone(),
         };
         let limited = BodyLimitLayer::new(config.max_body).layer(endpoint);
         let stack = OriginLayer::new(config.origins.clone())
             .layer(ContentTypeLayer.layer(AcceptLayer.layer(limited)));
-        Self { stack, server }
+        Self {
+            stack,
+            server,
+            shared,
+        }
     }
 
     /// The server behind the endpoint.
     pub fn server(&self) -> &Server {
         &self.server
+    }
+
+    /// How many 2025-11-25 sessions this process holds live state for (requests,
+    /// streams, pushes): a gauge for monitoring, and for tests that check abandoned
+    /// sessions are released.
+    pub fn live_sessions(&self) -> usize {
+        self.shared.legacy.live_sessions()
     }
 }
 
@@ -146,6 +163,7 @@ struct Endpoint {
 
 struct Shared {
     server: Server,
+    legacy: LegacyHttp,
     keep_alive: std::time::Duration,
     /// Applied to the whole of each request (not `subscriptions/listen`).
     timeout: Option<std::time::Duration>,
@@ -185,11 +203,22 @@ impl Shared {
         B::Error: Into<BoxError>,
     {
         let (mut parts, body) = req.into_parts();
-        if parts.method != Method::POST {
-            let mut r = plain(StatusCode::METHOD_NOT_ALLOWED);
-            r.headers_mut()
-                .insert(ALLOW, HeaderValue::from_static("POST"));
-            return r;
+        let principal = parts.extensions.remove::<Principal>().unwrap_or_default();
+        match parts.method {
+            Method::POST => {}
+            Method::GET => {
+                return self
+                    .legacy
+                    .get(&self.server, &parts.headers, principal)
+                    .await;
+            }
+            Method::DELETE => return self.legacy.delete(&parts.headers, principal).await,
+            _ => {
+                let mut r = plain(StatusCode::METHOD_NOT_ALLOWED);
+                r.headers_mut()
+                    .insert(ALLOW, HeaderValue::from_static("GET, POST, DELETE"));
+                return r;
+            }
         }
         let bytes = match read_body(body).await {
             Ok(b) => b,
@@ -199,11 +228,17 @@ impl Shared {
             }
             Err(BodyError::Broken) => return plain(StatusCode::BAD_REQUEST),
         };
-        let ext = &mut parts.extensions;
+        if !is_modern(&parts.headers, &bytes) {
+            let headers = &parts.headers;
+            return self
+                .legacy
+                .post(&self.server, headers, principal, &bytes)
+                .await;
+        }
         let incoming = Incoming {
             accepts: Accepts::of(&parts.headers),
-            principal: ext.remove::<Principal>().unwrap_or_default(),
-            deadline: self.deadline(ext.remove::<Deadline>()),
+            principal,
+            deadline: self.deadline(parts.extensions.remove::<Deadline>()),
             headers: parts.headers,
         };
         self.run(incoming, bytes).await
@@ -365,6 +400,31 @@ impl Done {
             ),
             Done::TimedOut(r) | Done::Response(r) => Some(r.to_bytes()),
         }
+    }
+}
+
+/// The era of a POST: a 2026-07-28 version header, or (without one) the `_meta` claim
+/// in the body. Everything else belongs to a 2025-11-25 session.
+fn is_modern(headers: &HeaderMap, bytes: &[u8]) -> bool {
+    let header = headers
+        .get("mcp-protocol-version")
+        .map(HeaderValue::as_bytes);
+    if header.is_some_and(|v| {
+        sterna_types::version::MODERN_VERSIONS
+            .iter()
+            .any(|m| m.as_bytes() == v)
+    }) {
+        return true;
+    }
+    match classify_envelope(bytes) {
+        Inbound::Request {
+            params: Params::Raw(p),
+            ..
+        } => has_modern_claim(p),
+        Inbound::Notification { params, .. } => has_modern_claim(params),
+        Inbound::Request { .. } | Inbound::Response { .. } => false,
+        // Unreadable: the 2026 path answers it (with the parse error).
+        Inbound::Malformed(_) => header.is_none(),
     }
 }
 

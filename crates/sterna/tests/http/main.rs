@@ -10,6 +10,7 @@ mod auth;
 mod endpoint;
 mod hardening;
 mod layers;
+mod legacy;
 #[cfg(feature = "oauth")]
 mod oauth;
 #[cfg(feature = "oauth")]

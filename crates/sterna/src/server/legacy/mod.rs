@@ -8,7 +8,9 @@ mod serve;
 mod session;
 mod shim;
 
+pub(crate) use pushes::Pushes;
 pub(crate) use session::LegacySession;
+pub use session::SessionRecord;
 pub use shim::LegacyLimits;
 
 /// A result without the 2026 decorations (for pre-rendered pages).

@@ -2,9 +2,10 @@
 //! the 2025 revisions keep (log level, resource subscriptions, pushes in flight).
 
 use super::pushes::Pushes;
+use serde::{Deserialize, Serialize};
 use std::collections::BTreeSet;
-use std::sync::Mutex;
 use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
 use sterna_types::capabilities::ClientCapabilities;
 use sterna_types::legacy::{InitializeParams, at_least_2025_11_25, negotiate};
 use sterna_types::meta::{Implementation, LoggingLevel, ProgressToken, RequestMeta};
@@ -18,7 +19,27 @@ pub(crate) struct LegacySession {
     initialized: AtomicBool,
     log_level: Mutex<Option<LoggingLevel>>,
     subscriptions: Mutex<BTreeSet<String>>,
-    pub(crate) pushes: Pushes,
+    pub(crate) pushes: Arc<Pushes>,
+}
+
+/// What a session store keeps of a legacy session (the live parts — pushes waiting for
+/// answers, streams — stay with the process serving them).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct SessionRecord {
+    /// The negotiated revision.
+    pub version: String,
+    /// The client's capabilities, as declared at `initialize`.
+    pub capabilities: ClientCapabilities,
+    /// The client's self-description.
+    pub client: Implementation,
+    /// `notifications/initialized` arrived.
+    pub initialized: bool,
+    /// `logging/setLevel`, if sent.
+    pub log_level: Option<LoggingLevel>,
+    /// `resources/subscribe`d URIs.
+    pub subscriptions: BTreeSet<String>,
+    /// The principal that opened the session (other principals cannot use it).
+    pub principal: Option<String>,
 }
 
 fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
@@ -46,7 +67,33 @@ impl LegacySession {
             initialized: AtomicBool::new(false),
             log_level: Mutex::new(None),
             subscriptions: Mutex::new(BTreeSet::new()),
-            pushes: Pushes::default(),
+            pushes: Arc::default(),
+        }
+    }
+
+    /// A session from its stored record, with the pushes of this process.
+    pub(crate) fn from_record(record: &SessionRecord, pushes: Arc<Pushes>) -> Self {
+        Self {
+            version: sterna_types::legacy::negotiate(&record.version),
+            capabilities: record.capabilities.clone(),
+            client: record.client.clone(),
+            initialized: AtomicBool::new(record.initialized),
+            log_level: Mutex::new(record.log_level),
+            subscriptions: Mutex::new(record.subscriptions.clone()),
+            pushes,
+        }
+    }
+
+    /// What a store keeps of this session.
+    pub(crate) fn record(&self, principal: Option<String>) -> SessionRecord {
+        SessionRecord {
+            version: self.version.to_owned(),
+            capabilities: self.capabilities.clone(),
+            client: self.client.clone(),
+            initialized: self.is_initialized(),
+            log_level: *lock(&self.log_level),
+            subscriptions: lock(&self.subscriptions).clone(),
+            principal,
         }
     }
 

@@ -1,0 +1,135 @@
+//! GET (a stream: resumed with `Last-Event-ID`, or the session's stream of messages
+//! unrelated to any request) and DELETE (the end of a session).
+
+use super::LegacyHttp;
+use super::live::Live;
+use super::log::{StreamLog, follow, parse_event_id};
+use crate::http::body::McpBody;
+use crate::http::layers::Accepts;
+use crate::http::respond::{plain, rpc_error, sse_response};
+use crate::server::inbound::legacy_change;
+use crate::server::{Principal, Server};
+use http::{HeaderMap, Response, StatusCode};
+use std::sync::Arc;
+use sterna_types::error::{ErrorCode, ErrorObject};
+
+impl LegacyHttp {
+    /// A GET: replay and follow a stream, or open the session's own stream.
+    pub(crate) async fn get(
+        &self,
+        server: &Server,
+        headers: &HeaderMap,
+        principal: Principal,
+    ) -> Response<McpBody> {
+        if !Accepts::of(headers).sse {
+            let e = ErrorObject::new(
+                ErrorCode::INVALID_REQUEST,
+                "Accept must list text/event-stream",
+            );
+            return rpc_error(StatusCode::NOT_ACCEPTABLE, None, &e);
+        }
+        let found = match self.find(headers, &principal).await {
+            Ok(Some(f)) => f,
+            Ok(None) => {
+                let e = ErrorObject::new(ErrorCode::INVALID_REQUEST, "Mcp-Session-Id is required");
+                return rpc_error(StatusCode::BAD_REQUEST, None, &e);
+            }
+            Err(answer) => return answer,
+        };
+        let resume = headers
+            .get("last-event-id")
+            .and_then(|v| v.to_str().ok())
+            .map(|v| parse_event_id(v).ok_or(()));
+        let (log, cursor) = match resume {
+            Some(Ok((stream, seq))) => match found.live.stream(stream) {
+                Some(log) => (log, seq),
+                None => return plain(StatusCode::BAD_REQUEST),
+            },
+            Some(Err(())) => return plain(StatusCode::BAD_REQUEST),
+            None => match self.standalone(server, &found.id, &found.live) {
+                Some(log) => (log, u64::MAX),
+                None => return plain(StatusCode::CONFLICT),
+            },
+        };
+        let from = if cursor == u64::MAX {
+            log.last()
+        } else {
+            cursor
+        };
+        sse_response(McpBody::stream(Box::pin(follow(
+            log,
+            from,
+            None,
+            self.keep_alive,
+        ))))
+    }
+
+    /// The session's stream of unrelated messages; `None` when a client already reads it.
+    fn standalone(&self, server: &Server, id: &str, live: &Arc<Live>) -> Option<Arc<StreamLog>> {
+        let mut slot = live.standalone.lock().unwrap_or_else(|p| p.into_inner());
+        if let Some(log) = slot.as_ref() {
+            return (log.readers() == 0).then(|| log.clone());
+        }
+        let log = StreamLog::new(0);
+        *slot = Some(log.clone());
+        tokio::spawn(forward_changes(
+            server.clone(),
+            self.config.store.clone(),
+            id.to_owned(),
+            live.clone(),
+            log.clone(),
+            self.config.idle,
+        ));
+        Some(log)
+    }
+
+    /// A DELETE: ends the session.
+    pub(crate) async fn delete(
+        &self,
+        headers: &HeaderMap,
+        principal: Principal,
+    ) -> Response<McpBody> {
+        let found = match self.find(headers, &principal).await {
+            Ok(Some(f)) => f,
+            Ok(None) => return plain(StatusCode::BAD_REQUEST),
+            Err(answer) => return answer,
+        };
+        if let Err(e) = self.config.store.remove(&found.id).await {
+            tracing::error!(error = %e, "the session store failed");
+        }
+        self.lives.remove(&found.id);
+        plain(StatusCode::OK)
+    }
+}
+
+/// List changes and updates of subscribed resources, into the session's stream, until
+/// the session ends.
+async fn forward_changes(
+    server: Server,
+    store: Arc<dyn super::SessionStore>,
+    id: String,
+    live: Arc<Live>,
+    log: Arc<StreamLog>,
+    idle: std::time::Duration,
+) {
+    let mut changes = server.changes().subscribe();
+    loop {
+        let change = tokio::select! {
+            _ = live.ended.cancelled() => return,
+            c = changes.recv() => match c {
+                Ok(c) => c,
+                Err(tokio::sync::broadcast::error::RecvError::Lagged(_)) => continue,
+                Err(_) => return,
+            },
+        };
+        let Ok(Some(record)) = store.touch(&id, idle).await else {
+            return;
+        };
+        if !record.initialized {
+            continue;
+        }
+        if let Some(bytes) = legacy_change(&change, |uri| record.subscriptions.contains(uri)) {
+            log.push(&bytes);
+        }
+    }
+}

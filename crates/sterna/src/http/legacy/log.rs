@@ -1,0 +1,243 @@
+//! A stream's events, kept for replay: 2025-11-25 lets a client that lost its connection
+//! resume a stream with `Last-Event-ID`, so the messages of a legacy request go into a
+//! log (bounded) that any number of readers follow in turn.
+
+use bytes::Bytes;
+use futures_util::Stream;
+use std::collections::VecDeque;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+use tokio::sync::Notify;
+
+/// The most events a stream keeps for replay; older ones are dropped.
+const KEEP: usize = 4096;
+
+struct State {
+    /// Raw messages (JSON-RPC; empty for none) with their position.
+    events: VecDeque<(u64, Bytes)>,
+    next: u64,
+    done: bool,
+    readers: usize,
+    /// Since when nobody reads (a client that went away may come back within a window).
+    unread_since: Option<tokio::time::Instant>,
+}
+
+/// The events of one stream of a session.
+pub(crate) struct StreamLog {
+    pub(crate) id: u64,
+    state: Mutex<State>,
+    changed: Notify,
+}
+
+impl std::fmt::Debug for StreamLog {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("StreamLog").field("id", &self.id).finish()
+    }
+}
+
+/// An event id: the stream, then the position in it (`3-17`).
+pub(crate) fn event_id(stream: u64, seq: u64) -> String {
+    format!("{stream}-{seq}")
+}
+
+/// The stream and position a `Last-Event-ID` names.
+pub(crate) fn parse_event_id(id: &str) -> Option<(u64, u64)> {
+    let (stream, seq) = id.trim().split_once('-')?;
+    Some((stream.parse().ok()?, seq.parse().ok()?))
+}
+
+fn sse(stream: u64, seq: u64, data: &[u8]) -> Bytes {
+    let mut out = Vec::with_capacity(data.len() + 32);
+    out.extend_from_slice(b"id: ");
+    out.extend_from_slice(event_id(stream, seq).as_bytes());
+    out.extend_from_slice(b"\ndata: ");
+    out.extend_from_slice(data);
+    out.extend_from_slice(b"\n\n");
+    Bytes::from(out)
+}
+
+impl StreamLog {
+    pub(crate) fn new(id: u64) -> Arc<Self> {
+        Arc::new(Self {
+            id,
+            state: Mutex::new(State {
+                events: VecDeque::new(),
+                next: 1,
+                done: false,
+                readers: 0,
+                unread_since: Some(tokio::time::Instant::now()),
+            }),
+            changed: Notify::new(),
+        })
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, State> {
+        self.state.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// Appends a message (a JSON-RPC message, or empty for a priming event).
+    pub(crate) fn push(&self, data: &[u8]) {
+        let mut s = self.lock();
+        if s.done {
+            return;
+        }
+        let seq = s.next;
+        s.next += 1;
+        s.events.push_back((seq, Bytes::copy_from_slice(data)));
+        if s.events.len() > KEEP {
+            s.events.pop_front();
+        }
+        drop(s);
+        self.changed.notify_waiters();
+    }
+
+    /// Ends the stream after `last` (the response), if any.
+    pub(crate) fn finish(&self, last: Option<&[u8]>) {
+        if let Some(last) = last {
+            self.push(last);
+        }
+        self.lock().done = true;
+        self.changed.notify_waiters();
+    }
+
+    /// The position of the last message so far (0 when none).
+    pub(crate) fn last(&self) -> u64 {
+        self.lock().next - 1
+    }
+
+    /// How many readers follow it now.
+    pub(crate) fn readers(&self) -> usize {
+        self.lock().readers
+    }
+
+    /// How long nobody has been reading it (`None` while someone is).
+    pub(crate) fn unread_for(&self) -> Option<Duration> {
+        self.lock().unread_since.map(|t| t.elapsed())
+    }
+
+    /// Waits until the stream has a message or has ended; returns the single message
+    /// when the stream ended right after it (a request answered without anything
+    /// before its response: sent as JSON).
+    pub(crate) async fn first(&self) -> Option<Bytes> {
+        loop {
+            let changed = self.changed.notified();
+            tokio::pin!(changed);
+            changed.as_mut().enable();
+            {
+                let s = self.lock();
+                if s.done {
+                    return match (s.events.len(), s.events.front()) {
+                        (1, Some((_, raw))) => Some(raw.clone()),
+                        _ => None,
+                    };
+                }
+                if !s.events.is_empty() {
+                    return None;
+                }
+            }
+            changed.await;
+        }
+    }
+
+    fn after(&self, cursor: u64) -> Result<Option<(u64, Bytes)>, ()> {
+        let s = self.lock();
+        match s.events.iter().find(|(seq, _)| *seq > cursor) {
+            Some((seq, raw)) => Ok(Some((*seq, sse(self.id, *seq, raw)))),
+            None if s.done => Err(()),
+            None => Ok(None),
+        }
+    }
+}
+
+/// Counts a reader while it lives.
+struct Reading(Arc<StreamLog>);
+
+impl Reading {
+    fn new(log: Arc<StreamLog>) -> Self {
+        {
+            let mut s = log.lock();
+            s.readers += 1;
+            s.unread_since = None;
+        }
+        Self(log)
+    }
+}
+
+impl Drop for Reading {
+    fn drop(&mut self) {
+        let mut s = self.0.lock();
+        s.readers = s.readers.saturating_sub(1);
+        if s.readers == 0 {
+            s.unread_since = Some(tokio::time::Instant::now());
+        }
+    }
+}
+
+/// The log's events after `cursor` as SSE, then whatever comes, until the stream ends;
+/// a comment every `keep_alive` while nothing happens. `lead` goes first (a priming
+/// event, a `retry` field).
+pub(crate) fn follow(
+    log: Arc<StreamLog>,
+    cursor: u64,
+    lead: Option<Bytes>,
+    keep_alive: Duration,
+) -> impl Stream<Item = Bytes> + Send + 'static {
+    let reading = Reading::new(log);
+    futures_util::stream::unfold(
+        (reading, cursor, lead),
+        move |(reading, mut cursor, mut lead)| async move {
+            if let Some(b) = lead.take() {
+                return Some((b, (reading, cursor, None)));
+            }
+            let log = reading.0.clone();
+            loop {
+                let changed = log.changed.notified();
+                tokio::pin!(changed);
+                changed.as_mut().enable();
+                match log.after(cursor) {
+                    Err(()) => return None,
+                    Ok(Some((seq, b))) => {
+                        cursor = seq;
+                        return Some((b, (reading, cursor, None)));
+                    }
+                    Ok(None) => {}
+                }
+                tokio::select! {
+                    _ = changed => {}
+                    _ = tokio::time::sleep(keep_alive) => {
+                        let ping = Bytes::from_static(b": keep-alive\n\n");
+                        return Some((ping, (reading, cursor, None)));
+                    }
+                }
+            }
+        },
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use futures_util::StreamExt;
+
+    #[tokio::test]
+    async fn readers_replay_then_follow_until_the_end() {
+        let log = StreamLog::new(3);
+        log.push(b"{\"a\":1}");
+        let mut first = Box::pin(follow(log.clone(), 0, None, Duration::from_secs(60)));
+        assert_eq!(first.next().await.unwrap(), "id: 3-1\ndata: {\"a\":1}\n\n");
+        log.push(b"{\"a\":2}");
+        assert_eq!(first.next().await.unwrap(), "id: 3-2\ndata: {\"a\":2}\n\n");
+        assert_eq!(log.readers(), 1);
+        drop(first);
+        assert_eq!(log.readers(), 0);
+        log.finish(Some(b"{\"result\":{}}"));
+        // A resumed reader gets what came after its last event, then the stream ends.
+        let resumed: Vec<Bytes> = follow(log.clone(), 1, None, Duration::from_secs(60))
+            .collect()
+            .await;
+        assert_eq!(resumed.len(), 2);
+        assert!(resumed[1].starts_with(b"id: 3-3\n"));
+        assert_eq!(parse_event_id("3-17"), Some((3, 17)));
+        assert_eq!(parse_event_id("x"), None);
+    }
+}

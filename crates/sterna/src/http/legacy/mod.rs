@@ -1,0 +1,152 @@
+//! Streamable HTTP as 2025-11-25 defines it, for clients that open with `initialize`:
+//! sessions (`Mcp-Session-Id`, 404 once gone, DELETE ends one), a POST answered as JSON or
+//! as an SSE stream that carries the request's notifications and the questions its
+//! handler pushes, event ids and replay with `Last-Event-ID`, and the GET stream for
+//! messages unrelated to any request (list changes, updates of subscribed resources).
+//!
+//! Unlike 2026-07-28, a dropped connection is not a cancellation: the request goes on
+//! and its messages wait for the client to resume the stream. A request nobody resumes
+//! within the resume window is cancelled, and an idle session expires.
+
+mod get;
+mod live;
+mod log;
+mod post;
+mod store;
+
+pub use store::{MemorySessionStore, SessionError, SessionStore};
+
+use super::body::McpBody;
+use super::respond::{plain, rpc_error};
+use crate::server::Principal;
+use crate::server::legacy::SessionRecord;
+use http::{HeaderMap, HeaderValue, Response, StatusCode};
+use live::{Live, Lives};
+use std::sync::Arc;
+use std::time::Duration;
+use sterna_types::error::{ErrorCode, ErrorObject};
+
+/// The `Mcp-Session-Id` header.
+pub(crate) const SESSION_ID: &str = "mcp-session-id";
+
+/// Settings of 2025-11-25 sessions over HTTP.
+#[derive(Debug, Clone)]
+pub struct SessionConfig {
+    pub(crate) store: Arc<dyn SessionStore>,
+    pub(crate) idle: Duration,
+    pub(crate) resume_window: Duration,
+    pub(crate) retry: Duration,
+}
+
+impl Default for SessionConfig {
+    fn default() -> Self {
+        Self {
+            store: Arc::new(MemorySessionStore::default()),
+            idle: Duration::from_secs(30 * 60),
+            resume_window: Duration::from_secs(60),
+            retry: Duration::from_secs(3),
+        }
+    }
+}
+
+impl SessionConfig {
+    /// In-memory sessions (at most 10 000, expiring after 30 minutes unused).
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Where sessions are kept (default: in memory, this process only).
+    pub fn store(mut self, store: Arc<dyn SessionStore>) -> Self {
+        self.store = store;
+        self
+    }
+
+    /// How long an unused session lives (default 30 minutes).
+    pub fn idle(mut self, idle: Duration) -> Self {
+        self.idle = idle;
+        self
+    }
+
+    /// How long a request whose stream broke waits for the client to resume it before
+    /// it is cancelled (default 60 s).
+    pub fn resume_window(mut self, window: Duration) -> Self {
+        self.resume_window = window;
+        self
+    }
+
+    /// The reconnection delay announced in priming events (`retry`, default 3 s).
+    pub fn retry(mut self, retry: Duration) -> Self {
+        self.retry = retry;
+        self
+    }
+}
+
+/// The legacy side of the endpoint.
+#[derive(Debug)]
+pub(crate) struct LegacyHttp {
+    pub(crate) config: SessionConfig,
+    lives: Lives,
+    keep_alive: Duration,
+}
+
+/// A session found for a request.
+pub(crate) struct Found {
+    pub(crate) id: String,
+    pub(crate) record: SessionRecord,
+    pub(crate) live: Arc<Live>,
+}
+
+impl LegacyHttp {
+    pub(crate) fn new(config: SessionConfig, keep_alive: Duration) -> Self {
+        Self {
+            config,
+            lives: Lives::default(),
+            keep_alive,
+        }
+    }
+
+    /// How many sessions this process holds live parts for.
+    pub(crate) fn live_sessions(&self) -> usize {
+        self.lives.len()
+    }
+
+    /// The session a request names, if it exists, has not expired, and belongs to this
+    /// principal. `Err` is the answer to send (404 for all three cases alike).
+    pub(crate) async fn find(
+        &self,
+        headers: &HeaderMap,
+        principal: &Principal,
+    ) -> Result<Option<Found>, Response<McpBody>> {
+        let Some(id) = headers.get(SESSION_ID) else {
+            return Ok(None);
+        };
+        let id = id
+            .to_str()
+            .ok()
+            .filter(|s| !s.is_empty())
+            .ok_or_else(not_found)?;
+        let record = match self.config.store.touch(id, self.config.idle).await {
+            Ok(Some(r)) if r.principal.as_deref() == principal.id() => r,
+            Ok(_) => return Err(not_found()),
+            Err(e) => return Err(unavailable(&e)),
+        };
+        Ok(Some(Found {
+            id: id.to_owned(),
+            live: self.lives.get(id),
+            record,
+        }))
+    }
+}
+
+fn not_found() -> Response<McpBody> {
+    let e = ErrorObject::new(ErrorCode(-32001), "Session not found");
+    rpc_error(StatusCode::NOT_FOUND, None, &e)
+}
+
+fn unavailable(e: &dyn std::error::Error) -> Response<McpBody> {
+    tracing::error!(error = %e, "the session store failed");
+    let mut r = plain(StatusCode::SERVICE_UNAVAILABLE);
+    r.headers_mut()
+        .insert("retry-after", HeaderValue::from_static("1"));
+    r
+}

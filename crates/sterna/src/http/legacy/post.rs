@@ -1,0 +1,285 @@
+//! POSTs of 2025-11-25 clients: `initialize` (a new session), requests of a session (run
+//! on their own task, answered as JSON or as a resumable SSE stream), notifications and
+//! the answers to pushed questions (202).
+
+use super::live::Live;
+use super::log::{StreamLog, event_id, follow};
+use super::{Found, LegacyHttp, SESSION_ID, SessionStore, unavailable};
+use crate::http::body::McpBody;
+use crate::http::respond::{json, plain, rpc_error, sse_response};
+use crate::server::inbound::{Inbound, OwnedRequest, classify_envelope};
+use crate::server::legacy::{LegacySession, SessionRecord};
+use crate::server::{Notifier, Principal, RequestEnv, Server};
+use bytes::Bytes;
+use http::{HeaderMap, HeaderValue, Response, StatusCode};
+use serde_json::value::RawValue;
+use std::sync::Arc;
+use sterna_types::error::{ErrorCode, ErrorObject};
+use sterna_types::jsonrpc::RequestId;
+use sterna_types::legacy::InitializeParams;
+use sterna_types::notifications::CancelledNotificationParams;
+use tokio::sync::mpsc;
+
+fn bad_request(id: Option<&RequestId>, message: &str) -> Response<McpBody> {
+    let e = ErrorObject::new(ErrorCode::INVALID_REQUEST, message);
+    rpc_error(StatusCode::BAD_REQUEST, id, &e)
+}
+
+impl LegacyHttp {
+    /// A POST without the 2026-07-28 claim.
+    pub(crate) async fn post(
+        &self,
+        server: &Server,
+        headers: &HeaderMap,
+        principal: Principal,
+        bytes: &[u8],
+    ) -> Response<McpBody> {
+        let version = headers.get("mcp-protocol-version").map(HeaderValue::to_str);
+        if let Some(v) = version
+            && !v.is_ok_and(sterna_types::legacy::is_legacy)
+        {
+            return bad_request(None, "Bad Request: Unsupported protocol version");
+        }
+        let found = match self.find(headers, &principal).await {
+            Ok(f) => f,
+            Err(answer) => return answer,
+        };
+        match classify_envelope(bytes) {
+            Inbound::Malformed(m) => rpc_error(StatusCode::BAD_REQUEST, m.id.as_ref(), &m.error),
+            Inbound::Notification { method, params } => {
+                self.notified(found, &method, params).await;
+                plain(StatusCode::ACCEPTED)
+            }
+            Inbound::Response { id, outcome } => {
+                if let (Some(f), Some(id)) = (&found, id) {
+                    f.live.pushes.answer(&id, outcome);
+                }
+                plain(StatusCode::ACCEPTED)
+            }
+            request @ Inbound::Request { .. } => {
+                let Some(request) = request.into_owned_request() else {
+                    return bad_request(None, "Bad Request");
+                };
+                self.request(server, principal, found, request).await
+            }
+        }
+    }
+
+    async fn notified(&self, found: Option<Found>, method: &str, params: Option<&RawValue>) {
+        let Some(f) = found else { return };
+        match method {
+            "notifications/initialized" => {
+                let mut record = f.record;
+                record.initialized = true;
+                let store = &self.config.store;
+                if let Err(e) = store.update(&f.id, record, self.config.idle).await {
+                    tracing::error!(error = %e, "the session store failed");
+                }
+            }
+            "notifications/cancelled" => {
+                let p = params.and_then(|p| {
+                    serde_json::from_str::<CancelledNotificationParams>(p.get()).ok()
+                });
+                if let Some(p) = p {
+                    f.live.cancel(&p.request_id);
+                }
+            }
+            _ => tracing::debug!(%method, "notification ignored"),
+        }
+    }
+
+    async fn request(
+        &self,
+        server: &Server,
+        principal: Principal,
+        found: Option<Found>,
+        request: OwnedRequest,
+    ) -> Response<McpBody> {
+        match (found, request.method.as_str()) {
+            (_, "initialize") => self.initialize(server, principal, request).await,
+            (Some(f), _) => {
+                let session = LegacySession::from_record(&f.record, f.live.pushes.clone());
+                let save = Save {
+                    store: self.config.store.clone(),
+                    id: f.id.clone(),
+                    before: f.record.clone(),
+                    idle: self.config.idle,
+                };
+                self.run(server, principal, &f.live, session, request, Some(save))
+                    .await
+            }
+            (None, _) => {
+                // No session, no way back to the client: served with no capabilities,
+                // so a handler that needs input gets a clean refusal.
+                let live = Arc::new(Live::default());
+                let session = LegacySession::open(stateless());
+                self.run(server, principal, &live, session, request, None)
+                    .await
+            }
+        }
+    }
+
+    async fn initialize(
+        &self,
+        server: &Server,
+        principal: Principal,
+        request: OwnedRequest,
+    ) -> Response<McpBody> {
+        let (session, result) = match server.initialize(request.params.as_deref()) {
+            Ok(opened) => opened,
+            Err(e) => return rpc_error(StatusCode::OK, Some(&request.id), &e),
+        };
+        let id = crate::state::random_id();
+        let record = session.record(principal.id().map(str::to_owned));
+        self.lives.sweep(self.config.idle);
+        if let Err(e) = self
+            .config
+            .store
+            .create(&id, record, self.config.idle)
+            .await
+        {
+            return unavailable(&e);
+        }
+        let answer = crate::server::Response::ok(request.id, result);
+        let mut r = json(StatusCode::OK, answer.to_bytes());
+        let value = HeaderValue::from_str(&id).expect("session ids are visible ASCII");
+        r.headers_mut().insert(SESSION_ID, value);
+        r
+    }
+
+    /// Runs a session's request on a task of its own and answers: JSON when the
+    /// response is all there is, else an SSE stream the client may resume.
+    async fn run(
+        &self,
+        server: &Server,
+        principal: Principal,
+        live: &Arc<Live>,
+        session: LegacySession,
+        request: OwnedRequest,
+        save: Option<Save>,
+    ) -> Response<McpBody> {
+        let Some(cancel) = live.register(&request.id) else {
+            let msg = "Invalid request: this id is already in use by a request in flight";
+            let e = ErrorObject::new(ErrorCode::INVALID_REQUEST, msg);
+            return rpc_error(StatusCode::OK, Some(&request.id), &e);
+        };
+        let log = live.new_stream();
+        let (notifier, rx) = Notifier::channel(64);
+        let env = RequestEnv::new()
+            .principal(principal)
+            .notifier(notifier)
+            .cancel(cancel.clone());
+        let task = Task {
+            server: server.clone(),
+            session,
+            live: live.clone(),
+            log: log.clone(),
+            window: self.config.resume_window,
+            save,
+        };
+        tokio::spawn(task.run(request, env, rx, cancel));
+        if let Some(only) = log.first().await {
+            live.forget_stream(log.id);
+            return json(StatusCode::OK, only.to_vec());
+        }
+        let lead = self.priming(log.id);
+        let body = McpBody::stream(Box::pin(follow(log, 0, Some(lead), self.keep_alive)));
+        sse_response(body)
+    }
+
+    /// The first event of a stream: its id and the reconnection delay, no data.
+    fn priming(&self, stream: u64) -> Bytes {
+        let retry = self.config.retry.as_millis();
+        Bytes::from(format!(
+            "id: {}\nretry: {retry}\ndata: \n\n",
+            event_id(stream, 0)
+        ))
+    }
+}
+
+/// Where a request's changes to its session (log level, subscriptions) are stored.
+struct Save {
+    store: Arc<dyn SessionStore>,
+    id: String,
+    before: SessionRecord,
+    idle: std::time::Duration,
+}
+
+impl Save {
+    async fn after(self, session: &LegacySession) {
+        let now = session.record(self.before.principal.clone());
+        if now == self.before {
+            return;
+        }
+        if let Err(e) = self.store.update(&self.id, now, self.idle).await {
+            tracing::error!(error = %e, "the session store failed");
+        }
+    }
+}
+
+/// The parameters of a session nobody opened (a POST without `Mcp-Session-Id`).
+fn stateless() -> InitializeParams {
+    InitializeParams {
+        protocol_version: sterna_types::legacy::V2025_03_26.to_owned(),
+        capabilities: Default::default(),
+        client_info: sterna_types::meta::Implementation::new("unknown", "0"),
+        meta: None,
+    }
+}
+
+/// One request of a session, running on its own task.
+struct Task {
+    server: Server,
+    session: LegacySession,
+    live: Arc<Live>,
+    log: Arc<StreamLog>,
+    window: std::time::Duration,
+    save: Option<Save>,
+}
+
+impl Task {
+    async fn run(
+        self,
+        request: OwnedRequest,
+        env: RequestEnv,
+        mut rx: mpsc::Receiver<Vec<u8>>,
+        cancel: tokio_util::sync::CancellationToken,
+    ) {
+        let Task {
+            server,
+            session,
+            live,
+            log,
+            window,
+            save,
+        } = self;
+        let params = request.params.as_deref();
+        let work = server.serve_legacy(&session, request.id.clone(), &request.method, params, env);
+        tokio::pin!(work);
+        let mut check = tokio::time::interval(window.max(std::time::Duration::from_millis(40)) / 4);
+        let answer = loop {
+            tokio::select! {
+                biased;
+                r = &mut work => break r,
+                Some(n) = rx.recv() => log.push(&n),
+                _ = check.tick() => {
+                    // Nobody came back for the stream: the client is gone.
+                    if log.unread_for().is_some_and(|d| d >= window) {
+                        cancel.cancel();
+                    }
+                }
+            }
+        };
+        while let Ok(n) = rx.try_recv() {
+            log.push(&n);
+        }
+        if let Some(save) = save {
+            save.after(&session).await;
+        }
+        log.finish(answer.map(|r| r.to_bytes()).as_deref());
+        live.release(&request.id);
+        // Kept for a client that resumes late, then forgotten.
+        tokio::time::sleep(window).await;
+        live.forget_stream(log.id);
+    }
+}

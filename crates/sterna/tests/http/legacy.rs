@@ -1,0 +1,284 @@
+//! 2025-11-25 clients over Streamable HTTP: sessions, pushed questions on the POST's
+//! stream, answers posted back, resumption with `Last-Event-ID`, DELETE.
+
+use super::client::{call, post, start};
+use super::fixture::server;
+use bytes::Bytes;
+use http::{HeaderMap, Request, StatusCode};
+use http_body_util::{BodyExt, Full};
+use hyper_util::rt::TokioIo;
+use serde_json::{Value, json};
+use std::sync::atomic::Ordering;
+use std::time::Duration;
+use sterna::http::HttpConfig;
+use tokio::net::TcpStream;
+
+/// A streaming response.
+pub struct Stream {
+    pub status: StatusCode,
+    pub headers: HeaderMap,
+    body: hyper::body::Incoming,
+    buf: String,
+}
+
+/// One SSE event: its id and its data (empty data for priming events).
+#[derive(Debug, Clone)]
+pub struct Event {
+    pub id: Option<String>,
+    pub data: Option<Value>,
+}
+
+impl Stream {
+    /// The next event (comments skipped); `None` at the end of the stream.
+    pub async fn next(&mut self) -> Option<Event> {
+        loop {
+            if let Some(end) = self.buf.find("\n\n") {
+                let raw: String = self.buf.drain(..end + 2).collect();
+                if raw.starts_with(':') {
+                    continue;
+                }
+                let id = raw
+                    .lines()
+                    .find_map(|l| l.strip_prefix("id: "))
+                    .map(str::to_owned);
+                let data = raw
+                    .lines()
+                    .find_map(|l| l.strip_prefix("data: "))
+                    .filter(|d| !d.is_empty())
+                    .map(|d| serde_json::from_str(d).unwrap());
+                return Some(Event { id, data });
+            }
+            let frame = tokio::time::timeout(Duration::from_secs(10), self.body.frame())
+                .await
+                .expect("an event within 10 s")?;
+            if let Ok(data) = frame.unwrap().into_data() {
+                self.buf.push_str(&String::from_utf8_lossy(&data));
+            }
+        }
+    }
+
+    /// The next event with data.
+    pub async fn message(&mut self) -> Value {
+        loop {
+            let e = self.next().await.expect("the stream ended early");
+            if let Some(d) = e.data {
+                assert_legacy(&d);
+                return d;
+            }
+        }
+    }
+
+    pub async fn json(mut self) -> Value {
+        let bytes = self.body.collect().await.unwrap().to_bytes();
+        self.buf.push_str(&String::from_utf8_lossy(&bytes));
+        let v: Value = serde_json::from_str(&self.buf).unwrap();
+        assert_legacy(&v);
+        v
+    }
+}
+
+/// Nothing a legacy client receives may carry 2026-only members.
+fn assert_legacy(msg: &Value) {
+    let text = msg.to_string();
+    for banned in [
+        "resultType",
+        "inputRequests",
+        "requestState",
+        "ttlMs",
+        "cacheScope",
+    ] {
+        assert!(
+            !text.contains(banned),
+            "{banned} reached a legacy client: {msg}"
+        );
+    }
+}
+
+/// A request as a 2025 client sends it (no 2026 headers; the session once it has one).
+pub async fn send(
+    addr: std::net::SocketAddr,
+    method: &str,
+    session: Option<&str>,
+    extra: &[(&str, &str)],
+    body: Option<&Value>,
+) -> Stream {
+    let tcp = TcpStream::connect(addr).await.unwrap();
+    let (mut sender, conn) = hyper::client::conn::http1::handshake(TokioIo::new(tcp))
+        .await
+        .unwrap();
+    tokio::spawn(conn);
+    let mut req = Request::builder()
+        .method(method)
+        .uri(format!("http://{addr}/mcp"))
+        .header("host", format!("127.0.0.1:{}", addr.port()))
+        .header("content-type", "application/json")
+        .header("accept", "application/json, text/event-stream");
+    if let Some(s) = session {
+        req = req
+            .header("mcp-session-id", s)
+            .header("mcp-protocol-version", "2025-11-25");
+    }
+    for (k, v) in extra {
+        req = req.header(*k, *v);
+    }
+    let body = body.map_or(String::new(), Value::to_string);
+    let req = req.body(Full::new(Bytes::from(body))).unwrap();
+    let resp = tokio::time::timeout(Duration::from_secs(10), sender.send_request(req))
+        .await
+        .expect("an answer within 10 s")
+        .unwrap();
+    let (parts, body) = resp.into_parts();
+    Stream {
+        status: parts.status,
+        headers: parts.headers,
+        body,
+        buf: String::new(),
+    }
+}
+
+pub async fn initialize(addr: std::net::SocketAddr, caps: Value) -> String {
+    let init = json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
+        "protocolVersion": "2025-11-25", "capabilities": caps,
+        "clientInfo": {"name": "legacy-http-test", "version": "1"}}});
+    let r = send(addr, "POST", None, &[], Some(&init)).await;
+    assert_eq!(r.status, StatusCode::OK);
+    let session = r.headers["mcp-session-id"].to_str().unwrap().to_owned();
+    assert!(session.bytes().all(|b| (0x21..=0x7e).contains(&b)));
+    let v = r.json().await;
+    assert_eq!(v["result"]["protocolVersion"], "2025-11-25");
+    let note = json!({"jsonrpc": "2.0", "method": "notifications/initialized"});
+    let r = send(addr, "POST", Some(&session), &[], Some(&note)).await;
+    assert_eq!(r.status, StatusCode::ACCEPTED);
+    session
+}
+
+fn tool_call(id: i64, name: &str, args: Value) -> Value {
+    json!({"jsonrpc": "2.0", "id": id, "method": "tools/call", "params": {"name": name, "arguments": args}})
+}
+
+#[tokio::test]
+async fn a_session_pushes_a_question_and_the_handler_completes() {
+    let (srv, c) = server();
+    let s = start(srv, HttpConfig::default(), None).await;
+    let session = initialize(s.addr, json!({"elicitation": {}})).await;
+    let r = send(
+        s.addr,
+        "POST",
+        Some(&session),
+        &[],
+        Some(&json!({"jsonrpc": "2.0", "id": 1, "method": "tools/list"})),
+    )
+    .await;
+    assert!(r.json().await["result"]["tools"].is_array());
+    let mut stream = send(
+        s.addr,
+        "POST",
+        Some(&session),
+        &[],
+        Some(&tool_call(
+            2,
+            "provision_database",
+            json!({"name": "orders"}),
+        )),
+    )
+    .await;
+    assert_eq!(stream.headers["content-type"], "text/event-stream");
+    let priming = stream.next().await.unwrap();
+    assert!(priming.id.is_some() && priming.data.is_none());
+    let push = stream.message().await;
+    assert_eq!(push["method"], "elicitation/create");
+    assert_eq!(c.provisioned.load(Ordering::SeqCst), 0);
+    let answer = json!({"jsonrpc": "2.0", "id": push["id"], "result": {"action": "accept", "content": {"region": "us-east-1"}}});
+    let r = send(s.addr, "POST", Some(&session), &[], Some(&answer)).await;
+    assert_eq!(r.status, StatusCode::ACCEPTED);
+    let done = stream.message().await;
+    assert_eq!(done["id"], 2);
+    assert_eq!(
+        done["result"]["content"][0]["text"],
+        "Created orders in us-east-1"
+    );
+    assert!(
+        stream.next().await.is_none(),
+        "the stream ends after the response"
+    );
+    assert_eq!(c.provisioned.load(Ordering::SeqCst), 1);
+    // A 2026 request on the same endpoint is served statelessly.
+    let r = post(s.addr, &call(3, "add", json!({"a": 1, "b": 2}))).await;
+    assert_eq!(r.json()["result"]["resultType"], "complete");
+    s.shutdown().await;
+}
+
+#[tokio::test]
+async fn a_stream_cut_mid_question_is_resumed_with_last_event_id() {
+    let (srv, c) = server();
+    let s = start(srv, HttpConfig::default(), None).await;
+    let session = initialize(s.addr, json!({"elicitation": {}})).await;
+    let mut stream = send(
+        s.addr,
+        "POST",
+        Some(&session),
+        &[],
+        Some(&tool_call(5, "provision_database", json!({"name": "logs"}))),
+    )
+    .await;
+    let _priming = stream.next().await.unwrap();
+    let push_event = loop {
+        let e = stream.next().await.unwrap();
+        if e.data.is_some() {
+            break e;
+        }
+    };
+    let push = push_event.data.unwrap();
+    drop(stream); // the connection breaks: not a cancellation in 2025-11-25
+    let answer = json!({"jsonrpc": "2.0", "id": push["id"], "result": {"action": "accept", "content": {"region": "eu-west-1"}}});
+    send(s.addr, "POST", Some(&session), &[], Some(&answer)).await;
+    let last = push_event.id.unwrap();
+    let mut resumed = send(
+        s.addr,
+        "GET",
+        Some(&session),
+        &[("last-event-id", &last)],
+        None,
+    )
+    .await;
+    assert_eq!(resumed.status, StatusCode::OK);
+    let done = resumed.message().await;
+    assert_eq!(done["id"], 5);
+    assert_eq!(
+        done["result"]["content"][0]["text"],
+        "Created logs in eu-west-1"
+    );
+    assert_eq!(c.provisioned.load(Ordering::SeqCst), 1);
+    s.shutdown().await;
+}
+
+#[tokio::test]
+async fn sessions_end_with_delete_and_unknown_ones_are_404() {
+    let (srv, _) = server();
+    let s = start(srv, HttpConfig::default(), None).await;
+    let session = initialize(s.addr, json!({})).await;
+    let ping = json!({"jsonrpc": "2.0", "id": 1, "method": "ping"});
+    let r = send(s.addr, "POST", Some(&session), &[], Some(&ping)).await;
+    assert_eq!(
+        r.json().await,
+        json!({"jsonrpc": "2.0", "id": 1, "result": {}})
+    );
+    let r = send(s.addr, "POST", Some("no-such-session"), &[], Some(&ping)).await;
+    assert_eq!(r.status, StatusCode::NOT_FOUND);
+    let r = send(s.addr, "DELETE", Some(&session), &[], None).await;
+    assert_eq!(r.status, StatusCode::OK);
+    let r = send(s.addr, "POST", Some(&session), &[], Some(&ping)).await;
+    assert_eq!(r.status, StatusCode::NOT_FOUND);
+    // No session at all: served, but a question cannot be pushed — a clean refusal.
+    let r = send(
+        s.addr,
+        "POST",
+        None,
+        &[],
+        Some(&tool_call(2, "provision_database", json!({"name": "x"}))),
+    )
+    .await;
+    let v = r.json().await;
+    assert_eq!(v["result"]["isError"], true, "{v}");
+    s.shutdown().await;
+}
