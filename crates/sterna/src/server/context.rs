@@ -70,6 +70,8 @@ pub struct RequestEnv {
     pub(crate) principal: Principal,
     pub(crate) notifier: Option<Notifier>,
     pub(crate) cancel: CancellationToken,
+    /// The URL elicitations of a legacy flow (their `elicitationId`s).
+    pub(crate) legacy_urls: Option<Arc<super::legacy::UrlIds>>,
 }
 
 impl RequestEnv {
@@ -87,6 +89,11 @@ impl RequestEnv {
     /// Sets where notifications go.
     pub fn notifier(mut self, notifier: Notifier) -> Self {
         self.notifier = Some(notifier);
+        self
+    }
+
+    pub(crate) fn legacy_urls(mut self, urls: Arc<super::legacy::UrlIds>) -> Self {
+        self.legacy_urls = Some(urls);
         self
     }
 
@@ -119,6 +126,7 @@ pub(crate) struct Inner {
     pub(crate) next_app: Mutex<Option<Vec<u8>>>,
     pub(crate) resolver: Mutex<Option<Resolver>>,
     pub(crate) changes: super::changes::Changes,
+    pub(crate) legacy_urls: Option<Arc<super::legacy::UrlIds>>,
 }
 
 impl Inner {
@@ -145,6 +153,7 @@ impl Inner {
             next_app: Mutex::new(None),
             resolver: Mutex::new(None),
             changes: changes.clone(),
+            legacy_urls: env.legacy_urls.clone(),
         }
     }
 }
@@ -297,6 +306,29 @@ impl Context {
     /// Asks for the client's roots; see [`roots`](crate::mrtr::roots()).
     pub async fn roots(&self) -> Result<Vec<Root>, NeedsInput> {
         self.ask(roots()).await
+    }
+
+    /// Tells the client that the out-of-band step of the URL question under `key` is done
+    /// (the user finished in the browser; your server learned it on its own).
+    ///
+    /// On a 2025-11-25 session this sends `notifications/elicitation/complete` with the
+    /// `elicitationId` sterna gave that question, so the client can retry or close its
+    /// prompt. In 2026-07-28 there is no such message (the client learns the outcome by
+    /// retrying): this does nothing.
+    pub async fn complete_url_elicitation(&self, key: &str) {
+        let (Some(urls), Some(n)) = (&self.inner.legacy_urls, &self.inner.notifier) else {
+            return;
+        };
+        let Some(id) = urls.get(key) else {
+            tracing::debug!(
+                key,
+                "complete_url_elicitation: no URL question under this key"
+            );
+            return;
+        };
+        let params = serde_json::json!({ "elicitationId": id });
+        n.send(encode("notifications/elicitation/complete", &params))
+            .await;
     }
 
     /// Your own state from the previous round (set with [`set_state`](Self::set_state)),

@@ -68,6 +68,8 @@ pub struct Counters {
     pub prefilled: AtomicUsize,
     /// The version the `rolling` tool puts in its first question.
     pub question_version: AtomicUsize,
+    /// Completions of the imperative three-round `wizard`.
+    pub wizard_done: AtomicUsize,
 }
 
 struct DropGuard(Arc<Counters>, bool);
@@ -107,6 +109,7 @@ fn tools(b: ServerBuilder<StateKeys>, c: &Arc<Counters>) -> ServerBuilder<StateK
     let slow = c.clone();
     let prefilled = c.clone();
     let rolling = c.clone();
+    let wizard = c.clone();
     b.tool(
         Tool::new("provision_database")
             .description("declarative, one question")
@@ -175,17 +178,21 @@ fn tools(b: ServerBuilder<StateKeys>, c: &Arc<Counters>) -> ServerBuilder<StateK
     .tool(
         Tool::new("wizard")
             .description("imperative, three rounds")
-            .handler(|ctx: Context, _: NoArgs| async move {
-                let name = ctx.elicit::<UserName>("Your name?").await?.required()?;
-                let color = ctx
-                    .ask(form::<Color>(format!("Favourite colour, {}?", name.name)))
-                    .await?
-                    .required()?;
-                let ok = ctx.elicit::<Confirm>("Save it?").await?.required()?;
-                Ok::<_, HandlerError>(format!(
-                    "{} likes {} (saved: {})",
-                    name.name, color.color, ok.ok
-                ))
+            .handler(move |ctx: Context, _: NoArgs| {
+                let c = wizard.clone();
+                async move {
+                    let name = ctx.elicit::<UserName>("Your name?").await?.required()?;
+                    let color = ctx
+                        .ask(form::<Color>(format!("Favourite colour, {}?", name.name)))
+                        .await?
+                        .required()?;
+                    let ok = ctx.elicit::<Confirm>("Save it?").await?.required()?;
+                    c.wizard_done.fetch_add(1, Ordering::SeqCst);
+                    Ok::<_, HandlerError>(format!(
+                        "{} likes {} (saved: {})",
+                        name.name, color.color, ok.ok
+                    ))
+                }
             }),
     )
     .tool(
@@ -211,11 +218,12 @@ fn tools(b: ServerBuilder<StateKeys>, c: &Arc<Counters>) -> ServerBuilder<StateK
     )
     .tool(
         Tool::new("needs_url")
-            .description("requires URL elicitation")
+            .description("requires URL elicitation; says the out-of-band step is done")
             .handler(|ctx: Context, _: NoArgs| async move {
                 let r = ctx
                     .elicit_url("Sign in", "https://example.com/connect")
                     .await?;
+                ctx.complete_url_elicitation("url").await;
                 Ok::<_, HandlerError>(format!("{r:?}"))
             }),
     )

@@ -107,3 +107,191 @@ async fn an_undeclared_capability_is_a_tool_error_not_a_2026_code() {
     assert_eq!(r["result"]["isError"], true, "{r}");
     let _ = caps_all();
 }
+
+/// Calls `tool` in the session and answers each pushed question with `answer(push)`;
+/// returns the final response and the pushes seen.
+async fn drive(
+    w: &mut Wire,
+    id: i64,
+    tool: &str,
+    args: Value,
+    mut answer: impl FnMut(&Value) -> Value,
+) -> (Value, Vec<Value>) {
+    w.send(&json!({"jsonrpc": "2.0", "id": id, "method": "tools/call",
+                   "params": {"name": tool, "arguments": args}}))
+        .await;
+    let mut pushes = Vec::new();
+    loop {
+        let m = legacy_recv(w).await;
+        if m["id"] == id && m.get("method").is_none() {
+            return (m, pushes);
+        }
+        if m.get("method").is_some() && m.get("id").is_some() {
+            let reply = json!({"jsonrpc": "2.0", "id": m["id"], "result": answer(&m)});
+            pushes.push(m);
+            w.send(&reply).await;
+        }
+    }
+}
+
+fn accept(content: Value) -> Value {
+    json!({"action": "accept", "content": content})
+}
+
+async fn session(caps: Value) -> (Wire, std::sync::Arc<super::fixture::Counters>) {
+    let (srv, c) = server();
+    let mut w = Wire::new(&srv);
+    initialize(&mut w, caps).await;
+    (w, c)
+}
+
+#[tokio::test]
+async fn an_imperative_handler_asks_three_times_and_runs_its_side_effect_once() {
+    let (mut w, c) = session(json!({"elicitation": {}})).await;
+    let (r, pushes) = drive(&mut w, 1, "wizard", json!({}), |p| {
+        let msg = p["params"]["message"].as_str().unwrap();
+        if msg.starts_with("Your name") {
+            accept(json!({"name": "Ada"}))
+        } else if msg.starts_with("Favourite colour") {
+            accept(json!({"color": "teal"}))
+        } else {
+            accept(json!({"ok": true}))
+        }
+    })
+    .await;
+    assert_eq!(pushes.len(), 3);
+    assert_eq!(pushes[1]["params"]["message"], "Favourite colour, Ada?");
+    assert_eq!(
+        r["result"]["content"][0]["text"],
+        "Ada likes teal (saved: true)"
+    );
+    assert_eq!(c.wizard_done.load(Ordering::SeqCst), 1);
+}
+
+#[tokio::test]
+async fn a_low_level_handler_gets_its_answer_and_its_own_state_back() {
+    let (mut w, _) = session(json!({"elicitation": {}})).await;
+    let (r, pushes) = drive(&mut w, 1, "low_level", json!({}), |_| {
+        accept(json!({"ok": "yes"}))
+    })
+    .await;
+    assert_eq!(pushes.len(), 1);
+    assert_eq!(
+        r["result"]["content"][0]["text"],
+        r#"state=my-own-state-42 answer={"ok":"yes"}"#
+    );
+}
+
+#[tokio::test]
+async fn declines_invalid_answers_and_side_effects() {
+    let (mut w, c) = session(json!({"elicitation": {}})).await;
+    // A decline reaches the handler; the declarative body's side effect does not run.
+    let (r, _) = drive(
+        &mut w,
+        1,
+        "decline_aware",
+        json!({}),
+        |_| json!({"action": "decline"}),
+    )
+    .await;
+    assert_eq!(r["result"]["content"][0]["text"], "declined");
+    let (r, _) = drive(
+        &mut w,
+        2,
+        "provision_database",
+        json!({"name": "x"}),
+        |_| json!({"action": "decline"}),
+    )
+    .await;
+    assert_eq!(r["result"]["isError"], true);
+    assert_eq!(c.provisioned.load(Ordering::SeqCst), 0);
+    // An invalid answer is asked again, then a valid one completes.
+    let mut n = 0;
+    let (r, pushes) = drive(&mut w, 3, "dated", json!({}), |_| {
+        n += 1;
+        let at = if n == 1 {
+            format!("a{}", "é".repeat(10))
+        } else {
+            "2026-07-28T10:00:00Z".into()
+        };
+        accept(json!({"at": at}))
+    })
+    .await;
+    assert_eq!(pushes.len(), 2);
+    assert_eq!(r["result"]["content"][0]["text"], "at 2026-07-28T10:00:00Z");
+    // Single use holds on the legacy path too.
+    let (r, _) = drive(&mut w, 4, "redeem", json!({}), |_| {
+        accept(json!({"ok": true}))
+    })
+    .await;
+    assert_eq!(r["result"]["content"][0]["text"], "redeemed #1");
+    assert_eq!(c.redeemed.load(Ordering::SeqCst), 1);
+}
+
+#[tokio::test]
+async fn gating_uses_the_capabilities_of_initialize() {
+    let (mut w, _) = session(json!({"sampling": {}})).await;
+    let (r, pushes) = drive(
+        &mut w,
+        1,
+        "needs_sampling",
+        json!({}),
+        |_| json!({"role": "assistant", "content": {"type": "text", "text": "hi"}, "model": "m"}),
+    )
+    .await;
+    assert_eq!(pushes[0]["method"], "sampling/createMessage");
+    assert_eq!(r["result"]["content"][0]["text"], "hi");
+    // Only what was declared is asked: the adaptive tool skips form and roots.
+    let (r, pushes) = drive(
+        &mut w,
+        2,
+        "adaptive",
+        json!({}),
+        |_| json!({"role": "assistant", "content": {"type": "text", "text": "yo"}, "model": "m"}),
+    )
+    .await;
+    assert_eq!(pushes.len(), 1);
+    assert_eq!(
+        r["result"]["content"][0]["text"],
+        "name=- greeting=yo roots=-"
+    );
+    // No elicitation declared: a form question is a tool error.
+    let (r, pushes) = drive(&mut w, 3, "wizard", json!({}), |_| json!({})).await;
+    assert!(pushes.is_empty());
+    assert_eq!(r["result"]["isError"], true);
+}
+
+#[tokio::test]
+async fn url_elicitations_carry_an_id_and_their_completion() {
+    let (mut w, _) = session(json!({"elicitation": {"url": {}}})).await;
+    w.send(&json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call",
+                   "params": {"name": "needs_url", "arguments": {}}}))
+        .await;
+    let push = legacy_recv(&mut w).await;
+    assert_eq!(push["params"]["mode"], "url");
+    let eid = push["params"]["elicitationId"].as_str().unwrap().to_owned();
+    w.send(&json!({"jsonrpc": "2.0", "id": push["id"], "result": {"action": "accept"}}))
+        .await;
+    let done = legacy_recv(&mut w).await;
+    assert_eq!(done["method"], "notifications/elicitation/complete");
+    assert_eq!(done["params"]["elicitationId"], eid);
+    let r = legacy_recv(&mut w).await;
+    assert_eq!(r["id"], 1);
+}
+
+#[tokio::test]
+async fn list_changes_reach_an_initialized_session() {
+    let (mut w, _) = session(json!({})).await;
+    w.send(&json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call",
+                   "params": {"name": "announce", "arguments": {}}}))
+        .await;
+    let mut seen = Vec::new();
+    for _ in 0..2 {
+        seen.push(legacy_recv(&mut w).await);
+    }
+    assert!(
+        seen.iter()
+            .any(|m| m["method"] == "notifications/tools/list_changed")
+    );
+    assert!(seen.iter().any(|m| m["id"] == 1));
+}

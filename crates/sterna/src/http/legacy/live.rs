@@ -135,5 +135,6 @@ impl Lives {
             }
             keep
         });
+        map.shrink_to_fit();
     }
 }

@@ -105,8 +105,9 @@ impl LegacyHttp {
         }
     }
 
-    /// How many sessions this process holds live parts for.
+    /// How many sessions this process holds live parts for (idle ones swept first).
     pub(crate) fn live_sessions(&self) -> usize {
+        self.lives.sweep(self.config.idle);
         self.lives.len()
     }
 
@@ -117,6 +118,7 @@ impl LegacyHttp {
         headers: &HeaderMap,
         principal: &Principal,
     ) -> Result<Option<Found>, Response<McpBody>> {
+        self.lives.sweep(self.config.idle);
         let Some(id) = headers.get(SESSION_ID) else {
             return Ok(None);
         };

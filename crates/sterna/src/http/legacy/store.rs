@@ -65,6 +65,7 @@ pub trait SessionStore: Send + Sync + fmt::Debug + 'static {
 pub struct MemorySessionStore {
     sessions: Mutex<HashMap<String, (SessionRecord, Instant)>>,
     capacity: usize,
+    swept: Mutex<Instant>,
 }
 
 impl fmt::Debug for MemorySessionStore {
@@ -88,6 +89,7 @@ impl MemorySessionStore {
         Self {
             sessions: Mutex::new(HashMap::new()),
             capacity: capacity.max(1),
+            swept: Mutex::new(Instant::now()),
         }
     }
 
@@ -102,7 +104,16 @@ impl MemorySessionStore {
     }
 
     fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<String, (SessionRecord, Instant)>> {
-        self.sessions.lock().unwrap_or_else(|p| p.into_inner())
+        let mut map = self.sessions.lock().unwrap_or_else(|p| p.into_inner());
+        // Expired sessions go at most once a second, whatever else happens.
+        let now = Instant::now();
+        let mut swept = self.swept.lock().unwrap_or_else(|p| p.into_inner());
+        if now.duration_since(*swept) >= Duration::from_secs(1) {
+            *swept = now;
+            map.retain(|_, (_, until)| *until > now);
+            map.shrink_to_fit();
+        }
+        map
     }
 
     fn insert(&self, id: &str, record: SessionRecord, idle: Duration) -> Result<(), SessionError> {

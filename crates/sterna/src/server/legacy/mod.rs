@@ -12,6 +12,7 @@ pub(crate) use pushes::Pushes;
 pub(crate) use session::LegacySession;
 pub use session::SessionRecord;
 pub use shim::LegacyLimits;
+pub(crate) use shim::UrlIds;
 
 /// A result without the 2026 decorations (for pre-rendered pages).
 pub(crate) fn strip(raw: &serde_json::value::RawValue) -> Box<serde_json::value::RawValue> {

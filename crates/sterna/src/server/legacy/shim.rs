@@ -58,6 +58,26 @@ pub(crate) enum Call<'a> {
     },
 }
 
+/// The `elicitationId`s a legacy flow issued for its URL questions, by question key: the
+/// 2025 wire needs one, and `notifications/elicitation/complete` names it.
+#[derive(Debug, Default)]
+pub(crate) struct UrlIds(std::sync::Mutex<std::collections::HashMap<String, String>>);
+
+impl UrlIds {
+    fn id_for(&self, key: &str) -> String {
+        let mut map = self.0.lock().unwrap_or_else(|p| p.into_inner());
+        map.entry(key.to_owned())
+            .or_insert_with(|| format!("{key}-{}", crate::state::random_id()))
+            .clone()
+    }
+
+    /// The id issued for the URL question under `key`, if any.
+    pub(crate) fn get(&self, key: &str) -> Option<String> {
+        let map = self.0.lock().unwrap_or_else(|p| p.into_inner());
+        map.get(key).cloned()
+    }
+}
+
 /// What one round ended with.
 enum Leg {
     /// The answer (a result or an error).
@@ -102,6 +122,8 @@ impl Server {
         let tool = matches!(call, Call::Tool { .. });
         let mut answers: Option<Box<RawValue>> = None;
         let mut state: Option<String> = None;
+        let urls = Arc::new(UrlIds::default());
+        let env = env.legacy_urls(urls.clone());
         for _ in 0..limits.max_rounds {
             let r = self
                 .legacy_round(
@@ -122,7 +144,7 @@ impl Server {
                 tokio::time::sleep(limits.state_only_pause).await;
                 continue;
             }
-            match push_all(session, &env, requests, limits.leg_timeout).await {
+            match push_all(session, &env, &urls, requests, limits.leg_timeout).await {
                 Ok(a) => answers = Some(a),
                 Err(PushFailure::Cancelled) => return None,
                 Err(f) => return Some(render::failure(tool, id, pushed_failure(&f))),
@@ -210,6 +232,7 @@ fn pushed_failure(f: &PushFailure) -> String {
 async fn push_all(
     session: &LegacySession,
     env: &RequestEnv,
+    urls: &UrlIds,
     requests: BTreeMap<String, InputRequest>,
     within: Duration,
 ) -> Result<Box<RawValue>, PushFailure> {
@@ -218,7 +241,7 @@ async fn push_all(
         return Err(PushFailure::Refused(e));
     };
     let legs = requests.into_iter().map(|(key, request)| async move {
-        let (method, params) = legacy_request(session, &key, request);
+        let (method, params) = legacy_request(session, urls, &key, request);
         let answer = session
             .pushes
             .ask(out, &method, params.as_ref(), within, &env.cancel)
@@ -233,6 +256,7 @@ async fn push_all(
 /// elicitations lose `mode` before 2025-11-25.
 fn legacy_request(
     session: &LegacySession,
+    urls: &UrlIds,
     key: &str,
     request: InputRequest,
 ) -> (String, Option<Value>) {
@@ -242,8 +266,7 @@ fn legacy_request(
     if let Some(Value::Object(p)) = params.as_mut() {
         match p.get("mode").and_then(Value::as_str) {
             Some("url") => {
-                let id = format!("{key}-{}", crate::state::random_id());
-                p.insert("elicitationId".into(), Value::String(id));
+                p.insert("elicitationId".into(), Value::String(urls.id_for(key)));
             }
             Some(_) if !sterna_types::legacy::at_least_2025_11_25(session.version) => {
                 p.remove("mode");
