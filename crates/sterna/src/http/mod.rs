@@ -30,6 +30,8 @@ pub use crate::server::legacy::SessionRecord;
 pub use auth::{AuthError, AuthLayer, AuthService, Authenticator, BearerTokens};
 pub use body::McpBody;
 pub use config::{HttpConfig, OriginPolicy};
-pub use legacy::{MemorySessionStore, SessionConfig, SessionError, SessionStore};
+pub use legacy::{
+    MemorySessionStore, SessionBus, SessionConfig, SessionError, SessionEvent, SessionStore,
+};
 pub use serve::HttpServer;
 pub use service::{McpService, ResponseFuture};

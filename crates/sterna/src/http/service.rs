@@ -91,6 +91,12 @@ impl McpService {
         &self.server
     }
 
+    /// Hands this replica an event another replica published about a 2025-11-25
+    /// session (see [`SessionBus`](super::SessionBus)).
+    pub fn deliver(&self, event: super::SessionEvent) {
+        self.shared.legacy.deliver(event);
+    }
+
     /// How many 2025-11-25 sessions this process holds live state for (requests,
     /// streams, pushes): a gauge for monitoring, and for tests that check abandoned
     /// sessions are released.

@@ -13,7 +13,7 @@ use sterna_types::mrtr::InputRequest;
 use sterna_types::roots::{ListRootsResult, Root};
 use sterna_types::sampling::{CreateMessageRequestParams, CreateMessageResult};
 
-/// Something a handler can ask the client: one question, an [`optional`](Single::optional)
+/// Something a handler can ask the client: one question, an [`optional`](FormQuestion::optional)
 /// one, or a tuple of questions asked together in one round.
 ///
 /// Built with [`form`], [`url`], [`sampling`] and [`roots`]. Asking a tuple gathers

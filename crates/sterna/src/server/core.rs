@@ -108,7 +108,9 @@ impl Server {
         })
     }
 
-    /// The protocol revisions served.
+    /// The protocol revisions served per request (2026-07-28 and later). The legacy
+    /// revisions of [`sterna_types::legacy::LEGACY_VERSIONS`] are served through
+    /// `initialize`.
     pub fn supported_versions(&self) -> &'static [&'static str] {
         sterna_types::version::MODERN_VERSIONS
     }

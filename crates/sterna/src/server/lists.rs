@@ -170,8 +170,10 @@ impl Lists {
         let capabilities = catalog.capabilities();
         let discover = render(&DiscoverResult {
             result_type: ResultType::Complete,
+            // Both eras: 2026-07-28 per request, the legacy revisions through `initialize`.
             supported_versions: sterna_types::version::MODERN_VERSIONS
                 .iter()
+                .chain(&sterna_types::legacy::LEGACY_VERSIONS[..3])
                 .map(|v| (*v).to_owned())
                 .collect(),
             capabilities: capabilities.clone(),

@@ -1,11 +1,12 @@
 //! The server: a router of tools, prompts, resources and completions, built once and
 //! shared by every request, independent of the transport.
-
 //!
-//! A request goes through visible stages: classify ([`inbound`]), decode `_meta` and
-//! params ([`request`], [`prepare`]), route ([`dispatch`]) to a method ([`call`],
-//! `completion`, `listen`, the lists), and respond ([`response`]). MRTR-capable methods
-//! run one [`round`]: open the state, resolve answers, run the handler, seal the next.
+//! A request goes through visible stages: classify (`inbound.rs`), decode `_meta` and
+//! params (`request.rs`, `prepare.rs`), route (`dispatch.rs`) to a method (`call.rs`,
+//! `complete.rs`, `listen.rs`, the lists), and respond (`response.rs`). MRTR-capable
+//! methods run one round (`round.rs`): open the state, resolve answers, run the handler,
+//! seal the next. A 2025-11-25 session's requests go through `legacy/` instead, which runs
+//! the same methods and pushes each round's questions to the client.
 
 mod asking;
 mod builder;

@@ -282,3 +282,148 @@ async fn sessions_end_with_delete_and_unknown_ones_are_404() {
     assert_eq!(v["result"]["isError"], true, "{v}");
     s.shutdown().await;
 }
+
+/// Calls `tool` in an HTTP session, answering each pushed question (by POST) with
+/// `answer(push)`; returns the final response and the pushes seen.
+async fn drive(
+    addr: std::net::SocketAddr,
+    session: &str,
+    id: i64,
+    tool: &str,
+    args: Value,
+    mut answer: impl FnMut(&Value) -> Value,
+) -> (Value, Vec<Value>) {
+    let mut stream = send(
+        addr,
+        "POST",
+        Some(session),
+        &[],
+        Some(&tool_call(id, tool, args)),
+    )
+    .await;
+    if stream.headers["content-type"] == "application/json" {
+        return (stream.json().await, Vec::new());
+    }
+    let mut pushes = Vec::new();
+    loop {
+        let m = stream.message().await;
+        if m["id"] == id && m.get("method").is_none() {
+            return (m, pushes);
+        }
+        if m.get("method").is_some() && m.get("id").is_some() {
+            let reply = json!({"jsonrpc": "2.0", "id": m["id"], "result": answer(&m)});
+            pushes.push(m);
+            let r = send(addr, "POST", Some(session), &[], Some(&reply)).await;
+            assert_eq!(r.status, StatusCode::ACCEPTED);
+        }
+    }
+}
+
+fn accept(content: Value) -> Value {
+    json!({"action": "accept", "content": content})
+}
+
+#[tokio::test]
+async fn imperative_and_low_level_handlers_over_http() {
+    let (srv, c) = server();
+    let s = start(srv, HttpConfig::default(), None).await;
+    let session = initialize(s.addr, json!({"elicitation": {}})).await;
+    let (r, pushes) = drive(s.addr, &session, 1, "wizard", json!({}), |p| {
+        let msg = p["params"]["message"].as_str().unwrap();
+        if msg.starts_with("Your name") {
+            accept(json!({"name": "Bo"}))
+        } else if msg.starts_with("Favourite colour") {
+            accept(json!({"color": "red"}))
+        } else {
+            accept(json!({"ok": false}))
+        }
+    })
+    .await;
+    assert_eq!(pushes.len(), 3);
+    assert_eq!(
+        r["result"]["content"][0]["text"],
+        "Bo likes red (saved: false)"
+    );
+    assert_eq!(c.wizard_done.load(Ordering::SeqCst), 1);
+    let (r, _) = drive(s.addr, &session, 2, "low_level", json!({}), |_| {
+        accept(json!({"ok": "y"}))
+    })
+    .await;
+    assert_eq!(
+        r["result"]["content"][0]["text"],
+        r#"state=my-own-state-42 answer={"ok":"y"}"#
+    );
+    let (r, _) = drive(
+        s.addr,
+        &session,
+        3,
+        "provision_database",
+        json!({"name": "x"}),
+        |_| json!({"action": "decline"}),
+    )
+    .await;
+    assert_eq!(r["result"]["isError"], true);
+    assert_eq!(c.provisioned.load(Ordering::SeqCst), 0);
+    s.shutdown().await;
+}
+
+#[tokio::test]
+async fn a_client_that_vanishes_mid_question_leaves_nothing_behind() {
+    let (srv, c) = server();
+    let sessions = sterna::http::SessionConfig::new()
+        .resume_window(Duration::from_millis(150))
+        .idle(Duration::from_millis(400));
+    let service =
+        sterna::http::McpService::new(srv.clone(), HttpConfig::default().sessions(sessions));
+    let app = axum::Router::new().route_service("/mcp", service.clone());
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    let handle = tokio::spawn(async move { axum::serve(listener, app).await });
+    let tasks_before = tokio::runtime::Handle::current()
+        .metrics()
+        .num_alive_tasks();
+    let session = initialize(addr, json!({"elicitation": {}})).await;
+    let mut stream = send(
+        addr,
+        "POST",
+        Some(&session),
+        &[],
+        Some(&tool_call(1, "provision_database", json!({"name": "x"}))),
+    )
+    .await;
+    let push = stream.message().await;
+    assert_eq!(push["method"], "elicitation/create");
+    assert_eq!(service.live_sessions(), 1);
+    drop(stream); // gone, never resumed, never answered
+    // The resume window passes: the request is cancelled; the idle time passes: the
+    // session goes. Bounded wait, checked every 50 ms.
+    let mut gone = false;
+    for _ in 0..60 {
+        tokio::time::sleep(Duration::from_millis(50)).await;
+        let tasks = tokio::runtime::Handle::current()
+            .metrics()
+            .num_alive_tasks();
+        if service.live_sessions() == 0 && tasks <= tasks_before {
+            gone = true;
+            break;
+        }
+    }
+    assert!(
+        gone,
+        "live sessions {}, tasks {} (before {})",
+        service.live_sessions(),
+        tokio::runtime::Handle::current()
+            .metrics()
+            .num_alive_tasks(),
+        tasks_before
+    );
+    assert_eq!(c.provisioned.load(Ordering::SeqCst), 0);
+    let ping = json!({"jsonrpc": "2.0", "id": 9, "method": "ping"});
+    assert_eq!(
+        send(addr, "POST", Some(&session), &[], Some(&ping))
+            .await
+            .status,
+        StatusCode::NOT_FOUND
+    );
+    handle.abort();
+}

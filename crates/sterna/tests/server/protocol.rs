@@ -16,7 +16,11 @@ async fn discover_describes_the_server() {
         .request("server/discover", json!({"_meta": meta(json!({}))}))
         .await;
     let d = result(&r);
-    assert_eq!(d["supportedVersions"], json!(["2026-07-28"]));
+    assert_eq!(
+        d["supportedVersions"],
+        json!(["2026-07-28", "2025-11-25", "2025-06-18", "2025-03-26"]),
+        "both eras: 2026-07-28 per request, the legacy revisions through initialize"
+    );
     assert!(d["capabilities"]["tools"].is_object());
     assert!(d["capabilities"]["prompts"].is_object());
     assert!(d["capabilities"]["resources"].is_object());

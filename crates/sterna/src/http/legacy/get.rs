@@ -1,9 +1,9 @@
 //! GET (a stream: resumed with `Last-Event-ID`, or the session's stream of messages
 //! unrelated to any request) and DELETE (the end of a session).
 
-use super::LegacyHttp;
 use super::live::Live;
 use super::log::{StreamLog, follow, parse_event_id};
+use super::{LegacyHttp, SessionEvent};
 use crate::http::body::McpBody;
 use crate::http::layers::Accepts;
 use crate::http::respond::{plain, rpc_error, sse_response};
@@ -98,6 +98,7 @@ impl LegacyHttp {
             tracing::error!(error = %e, "the session store failed");
         }
         self.lives.remove(&found.id);
+        self.publish(SessionEvent::End { session: found.id }).await;
         plain(StatusCode::OK)
     }
 }

@@ -28,11 +28,14 @@ pub(crate) struct Live {
 }
 
 impl Live {
-    /// A new stream for a request (ids start at 1; 0 is the standalone stream).
-    pub(crate) fn new_stream(&self) -> Arc<StreamLog> {
+    /// A new stream for a request (ids start at 1; 0 is the standalone stream). Streams
+    /// that ended more than `window` ago are forgotten.
+    pub(crate) fn new_stream(&self, window: Duration) -> Arc<StreamLog> {
         let id = self.next_stream.fetch_add(1, Ordering::Relaxed) + 1;
         let log = StreamLog::new(id);
-        lock(&self.streams).insert(id, log.clone());
+        let mut streams = lock(&self.streams);
+        streams.retain(|_, l| !l.expired(window));
+        streams.insert(id, log.clone());
         log
     }
 
@@ -62,11 +65,10 @@ impl Live {
         lock(&self.in_flight).remove(id);
     }
 
-    /// `notifications/cancelled` for `id`.
-    pub(crate) fn cancel(&self, id: &RequestId) {
-        if let Some(t) = lock(&self.in_flight).remove(id) {
-            t.cancel();
-        }
+    /// `notifications/cancelled` for `id`; `false` when it does not run here.
+    pub(crate) fn cancel(&self, id: &RequestId) -> bool {
+        let token = lock(&self.in_flight).remove(id);
+        token.map(|t| t.cancel()).is_some()
     }
 
     /// How many requests run.
@@ -103,6 +105,11 @@ impl Lives {
             .or_insert_with(|| (Arc::default(), Instant::now()));
         entry.1 = Instant::now();
         entry.0.clone()
+    }
+
+    /// The live parts of session `id`, if this process holds any.
+    pub(crate) fn peek(&self, id: &str) -> Option<Arc<Live>> {
+        lock(&self.map).get(id).map(|(live, _)| live.clone())
     }
 
     /// Ends and forgets session `id`.

@@ -20,6 +20,8 @@ struct State {
     readers: usize,
     /// Since when nobody reads (a client that went away may come back within a window).
     unread_since: Option<tokio::time::Instant>,
+    /// When it ended.
+    ended_at: Option<tokio::time::Instant>,
 }
 
 /// The events of one stream of a session.
@@ -66,6 +68,7 @@ impl StreamLog {
                 done: false,
                 readers: 0,
                 unread_since: Some(tokio::time::Instant::now()),
+                ended_at: None,
             }),
             changed: Notify::new(),
         })
@@ -96,8 +99,17 @@ impl StreamLog {
         if let Some(last) = last {
             self.push(last);
         }
-        self.lock().done = true;
+        {
+            let mut s = self.lock();
+            s.done = true;
+            s.ended_at.get_or_insert_with(tokio::time::Instant::now);
+        }
         self.changed.notify_waiters();
+    }
+
+    /// Whether it ended more than `window` ago (nobody may resume it any more).
+    pub(crate) fn expired(&self, window: Duration) -> bool {
+        self.lock().ended_at.is_some_and(|t| t.elapsed() >= window)
     }
 
     /// The position of the last message so far (0 when none).

@@ -8,12 +8,14 @@
 //! and its messages wait for the client to resume the stream. A request nobody resumes
 //! within the resume window is cancelled, and an idle session expires.
 
+mod bus;
 mod get;
 mod live;
 mod log;
 mod post;
 mod store;
 
+pub use bus::{SessionBus, SessionEvent};
 pub use store::{MemorySessionStore, SessionError, SessionStore};
 
 use super::body::McpBody;
@@ -33,6 +35,7 @@ pub(crate) const SESSION_ID: &str = "mcp-session-id";
 #[derive(Debug, Clone)]
 pub struct SessionConfig {
     pub(crate) store: Arc<dyn SessionStore>,
+    pub(crate) bus: Option<Arc<dyn SessionBus>>,
     pub(crate) idle: Duration,
     pub(crate) resume_window: Duration,
     pub(crate) retry: Duration,
@@ -42,6 +45,7 @@ impl Default for SessionConfig {
     fn default() -> Self {
         Self {
             store: Arc::new(MemorySessionStore::default()),
+            bus: None,
             idle: Duration::from_secs(30 * 60),
             resume_window: Duration::from_secs(60),
             retry: Duration::from_secs(3),
@@ -58,6 +62,14 @@ impl SessionConfig {
     /// Where sessions are kept (default: in memory, this process only).
     pub fn store(mut self, store: Arc<dyn SessionStore>) -> Self {
         self.store = store;
+        self
+    }
+
+    /// How replicas reach each other (answers to pushed questions, cancellations and
+    /// session ends that arrive at another replica than the one running the request).
+    /// Without it, route legacy traffic sticky by `Mcp-Session-Id`.
+    pub fn bus(mut self, bus: Arc<dyn SessionBus>) -> Self {
+        self.bus = Some(bus);
         self
     }
 
@@ -109,6 +121,35 @@ impl LegacyHttp {
     pub(crate) fn live_sessions(&self) -> usize {
         self.lives.sweep(self.config.idle);
         self.lives.len()
+    }
+
+    /// Publishes an event to the other replicas, when there are any.
+    pub(crate) async fn publish(&self, event: SessionEvent) {
+        if let Some(bus) = &self.config.bus {
+            bus.publish(event).await;
+        }
+    }
+
+    /// An event another replica published.
+    pub(crate) fn deliver(&self, event: SessionEvent) {
+        match event {
+            SessionEvent::Answer {
+                session,
+                id,
+                outcome,
+            } => {
+                if let Some(live) = self.lives.peek(&session) {
+                    live.pushes
+                        .answer(&id, outcome.as_deref().map_err(Clone::clone));
+                }
+            }
+            SessionEvent::Cancel { session, request } => {
+                if let Some(live) = self.lives.peek(&session) {
+                    live.cancel(&request);
+                }
+            }
+            SessionEvent::End { session } => self.lives.remove(&session),
+        }
     }
 
     /// The session a request names, if it exists, has not expired, and belongs to this

@@ -4,7 +4,7 @@
 
 use super::live::Live;
 use super::log::{StreamLog, event_id, follow};
-use super::{Found, LegacyHttp, SESSION_ID, SessionStore, unavailable};
+use super::{Found, LegacyHttp, SESSION_ID, SessionEvent, SessionStore, unavailable};
 use crate::http::body::McpBody;
 use crate::http::respond::{json, plain, rpc_error, sse_response};
 use crate::server::inbound::{Inbound, OwnedRequest, classify_envelope};
@@ -51,8 +51,18 @@ impl LegacyHttp {
                 plain(StatusCode::ACCEPTED)
             }
             Inbound::Response { id, outcome } => {
-                if let (Some(f), Some(id)) = (&found, id) {
-                    f.live.pushes.answer(&id, outcome);
+                if let (Some(f), Some(id)) = (&found, id)
+                    && !f.live.pushes.answer(&id, outcome.clone())
+                {
+                    // Not waited for here: the replica running the request may.
+                    let outcome = outcome.map(ToOwned::to_owned);
+                    let session = f.id.clone();
+                    let event = SessionEvent::Answer {
+                        session,
+                        id,
+                        outcome,
+                    };
+                    self.publish(event).await;
                 }
                 plain(StatusCode::ACCEPTED)
             }
@@ -80,8 +90,14 @@ impl LegacyHttp {
                 let p = params.and_then(|p| {
                     serde_json::from_str::<CancelledNotificationParams>(p.get()).ok()
                 });
-                if let Some(p) = p {
-                    f.live.cancel(&p.request_id);
+                if let Some(p) = p
+                    && !f.live.cancel(&p.request_id)
+                {
+                    let event = SessionEvent::Cancel {
+                        session: f.id.clone(),
+                        request: p.request_id,
+                    };
+                    self.publish(event).await;
                 }
             }
             _ => tracing::debug!(%method, "notification ignored"),
@@ -163,7 +179,7 @@ impl LegacyHttp {
             let e = ErrorObject::new(ErrorCode::INVALID_REQUEST, msg);
             return rpc_error(StatusCode::OK, Some(&request.id), &e);
         };
-        let log = live.new_stream();
+        let log = live.new_stream(self.config.resume_window);
         let (notifier, rx) = Notifier::channel(64);
         let env = RequestEnv::new()
             .principal(principal)
@@ -277,9 +293,8 @@ impl Task {
             save.after(&session).await;
         }
         log.finish(answer.map(|r| r.to_bytes()).as_deref());
+        // The log stays for a client that resumes late; the next stream of the session
+        // (or the end of the session) forgets it once the window has passed.
         live.release(&request.id);
-        // Kept for a client that resumes late, then forgotten.
-        tokio::time::sleep(window).await;
-        live.forget_stream(log.id);
     }
 }

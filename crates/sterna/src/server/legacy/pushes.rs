@@ -27,9 +27,11 @@ pub(crate) enum PushFailure {
 
 type Waiter = oneshot::Sender<Result<Value, ErrorObject>>;
 
-/// The pushes of one session that wait for an answer.
-#[derive(Debug, Default)]
+/// The pushes of one session that wait for an answer. Their ids start with a random
+/// part, so that ids of one session on several replicas never collide.
+#[derive(Debug)]
 pub(crate) struct Pushes {
+    origin: String,
     next: AtomicU64,
     waiting: Mutex<HashMap<RequestId, Waiter>>,
     closed: std::sync::atomic::AtomicBool,
@@ -50,6 +52,17 @@ struct Forget<'a>(&'a Pushes, RequestId);
 impl Drop for Forget<'_> {
     fn drop(&mut self) {
         self.0.lock().remove(&self.1);
+    }
+}
+
+impl Default for Pushes {
+    fn default() -> Self {
+        Self {
+            origin: crate::state::random_id()[..8].to_owned(),
+            next: AtomicU64::new(0),
+            waiting: Mutex::default(),
+            closed: std::sync::atomic::AtomicBool::new(false),
+        }
     }
 }
 
@@ -84,7 +97,7 @@ impl Pushes {
             return Err(PushFailure::Cancelled);
         }
         let n = self.next.fetch_add(1, Ordering::Relaxed);
-        let id = RequestId::String(format!("sterna-{n}"));
+        let id = RequestId::String(format!("sterna-{}-{n}", self.origin));
         let (tx, rx) = oneshot::channel();
         self.lock().insert(id.clone(), tx);
         let _forget = Forget(self, id.clone());

@@ -1,0 +1,94 @@
+//! Redis for a fleet of sterna replicas behind a load balancer.
+//!
+//! A 2026-07-28 flow needs nothing shared but the state keys: any replica opens any
+//! replica's `requestState`. What must be shared lives here:
+//!
+//! | what | type | sterna trait |
+//! |---|---|---|
+//! | single-use states, consumed at most once across the fleet | [`RedisReplayStore`] | [`ReplayStore`](sterna::state::ReplayStore) |
+//! | 2025-11-25 session records, so any replica serves any session | [`RedisSessionStore`] | [`SessionStore`](sterna::http::SessionStore) |
+//! | list and resource changes to every replica's listeners; answers, cancellations and session ends to the replica running the request | [`RedisBus`] | [`Changes::forward_with`](sterna::server::Changes::forward_with), [`SessionBus`](sterna::http::SessionBus) |
+//!
+//! Every key starts with a prefix (default `sterna`) and every operation touches one key,
+//! so the layout works on a Redis Cluster too. When Redis cannot be reached, the affected
+//! requests fail with a clear error and work again when it is back; nothing fails open (a
+//! single-use state is never accepted twice because Redis blinked).
+//!
+//! ```no_run
+//! # async fn run() -> Result<(), redis::RedisError> {
+//! let redis = sterna_redis::Redis::connect("redis://127.0.0.1:6379/").await?;
+//! let replay = std::sync::Arc::new(redis.replay_store());
+//! # let _ = replay;
+//! # Ok(()) }
+//! ```
+
+mod bus;
+mod replay;
+mod sessions;
+
+pub use bus::RedisBus;
+pub use replay::RedisReplayStore;
+pub use sessions::RedisSessionStore;
+
+use redis::aio::{ConnectionManager, ConnectionManagerConfig};
+use std::fmt;
+use std::time::Duration;
+
+/// A connection to Redis, shared by the stores (a multiplexed connection that reconnects
+/// on its own), and the prefix of every key.
+#[derive(Clone)]
+pub struct Redis {
+    pub(crate) client: redis::Client,
+    pub(crate) conn: ConnectionManager,
+    pub(crate) prefix: String,
+}
+
+impl fmt::Debug for Redis {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Redis")
+            .field("prefix", &self.prefix)
+            .finish()
+    }
+}
+
+impl Redis {
+    /// Connects to `url` (`redis://host:port/db`). Commands time out after 2 s; a lost
+    /// connection is re-established in the background.
+    pub async fn connect(url: &str) -> Result<Self, redis::RedisError> {
+        let client = redis::Client::open(url)?;
+        let config = ConnectionManagerConfig::new()
+            .set_connection_timeout(Some(Duration::from_secs(2)))
+            .set_response_timeout(Some(Duration::from_secs(2)));
+        let conn = client.get_connection_manager_with_config(config).await?;
+        Ok(Self {
+            client,
+            conn,
+            prefix: "sterna".to_owned(),
+        })
+    }
+
+    /// Prefixes every key with `prefix` instead of `sterna` (several fleets, one Redis).
+    pub fn with_prefix(mut self, prefix: impl Into<String>) -> Self {
+        self.prefix = prefix.into();
+        self
+    }
+
+    /// The store of consumed single-use states.
+    pub fn replay_store(&self) -> RedisReplayStore {
+        RedisReplayStore::new(self.clone())
+    }
+
+    /// The store of 2025-11-25 session records.
+    pub fn session_store(&self) -> RedisSessionStore {
+        RedisSessionStore::new(self.clone())
+    }
+
+    pub(crate) fn key(&self, kind: &str, id: &str) -> String {
+        format!("{}:{kind}:{id}", self.prefix)
+    }
+}
+
+/// Lowercase hex of `bytes`.
+pub(crate) fn hex(bytes: &[u8]) -> String {
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
+}

@@ -1,0 +1,188 @@
+//! Against a real `redis-server` started on 127.0.0.1 for the test (required: the test
+//! fails, never skips, when it is missing).
+
+#![allow(missing_docs)]
+
+use std::net::TcpListener;
+use std::process::{Child, Command, Stdio};
+use std::sync::Arc;
+use std::time::Duration;
+use sterna::http::{SessionRecord, SessionStore};
+use sterna::state::ReplayStore;
+use sterna_redis::Redis;
+
+/// A redis-server of our own, stopped when dropped.
+#[derive(Debug)]
+pub(crate) struct Server {
+    child: Child,
+    pub(crate) url: String,
+    _dir: std::path::PathBuf,
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        let _ = Command::new("kill")
+            .arg("-CONT")
+            .arg(self.child.id().to_string())
+            .status();
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+impl Server {
+    #[expect(
+        clippy::zombie_processes,
+        reason = "the child is owned by Server, whose Drop kills and waits for it"
+    )]
+    pub(crate) fn start() -> Self {
+        let port = TcpListener::bind("127.0.0.1:0")
+            .unwrap()
+            .local_addr()
+            .unwrap()
+            .port();
+        let dir = std::env::temp_dir().join(format!("sterna-redis-{port}"));
+        std::fs::create_dir_all(&dir).unwrap();
+        let child = Command::new("redis-server")
+            .args([
+                "--port",
+                &port.to_string(),
+                "--bind",
+                "127.0.0.1",
+                "--save",
+                "",
+                "--appendonly",
+                "no",
+            ])
+            .current_dir(&dir)
+            .stdout(Stdio::null())
+            .spawn()
+            .expect("redis-server is required for these tests (apt-get install redis-server)");
+        let url = format!("redis://127.0.0.1:{port}/");
+        for _ in 0..100 {
+            if std::net::TcpStream::connect(("127.0.0.1", port)).is_ok() {
+                return Self {
+                    child,
+                    url,
+                    _dir: dir,
+                };
+            }
+            std::thread::sleep(Duration::from_millis(50));
+        }
+        panic!("redis-server did not start on port {port}");
+    }
+
+    /// Freezes the server (a network blink: commands time out), or thaws it.
+    pub(crate) fn freeze(&self, frozen: bool) {
+        let sig = if frozen { "-STOP" } else { "-CONT" };
+        Command::new("kill")
+            .arg(sig)
+            .arg(self.child.id().to_string())
+            .status()
+            .unwrap();
+    }
+}
+
+fn now() -> u64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_secs()
+}
+
+#[tokio::test]
+async fn single_use_holds_across_concurrent_consumers_and_expires() {
+    let server = Server::start();
+    let redis = Redis::connect(&server.url).await.unwrap();
+    let store = Arc::new(redis.replay_store());
+    let id = [7u8; 16];
+    let mut tasks = Vec::new();
+    for _ in 0..64 {
+        let s = store.clone();
+        tasks.push(tokio::spawn(async move {
+            s.consume(id, now() + 60).await.unwrap()
+        }));
+    }
+    let mut wins = 0;
+    for t in tasks {
+        wins += usize::from(t.await.unwrap());
+    }
+    assert_eq!(wins, 1, "exactly one of 64 concurrent consumers wins");
+    // Expiring with its state.
+    let short = [8u8; 16];
+    assert!(store.consume(short, now() + 1).await.unwrap());
+    assert!(!store.consume(short, now() + 1).await.unwrap());
+    tokio::time::sleep(Duration::from_millis(2100)).await;
+    assert!(store.consume(short, now() + 60).await.unwrap());
+}
+
+#[tokio::test]
+async fn an_outage_fails_closed_and_service_recovers() {
+    let server = Server::start();
+    let redis = Redis::connect(&server.url).await.unwrap();
+    let store = redis.replay_store();
+    let id = [9u8; 16];
+    assert!(store.consume(id, now() + 60).await.unwrap());
+    server.freeze(true);
+    let started = std::time::Instant::now();
+    let r = store.consume([10u8; 16], now() + 60).await;
+    assert!(
+        r.is_err(),
+        "an unreachable store is an error, never an acceptance"
+    );
+    assert!(
+        started.elapsed() < Duration::from_secs(5),
+        "bounded by the response timeout"
+    );
+    let r = store.consume(id, now() + 60).await;
+    assert!(
+        !matches!(r, Ok(true)),
+        "a consumed state is never accepted because Redis blinked"
+    );
+    server.freeze(false);
+    let mut back = false;
+    for _ in 0..50 {
+        match store.consume(id, now() + 60).await {
+            Ok(accepted) => {
+                assert!(!accepted, "still consumed after the outage");
+                back = true;
+                break;
+            }
+            Err(_) => tokio::time::sleep(Duration::from_millis(100)).await,
+        }
+    }
+    assert!(back, "service recovers when Redis is back");
+    assert!(store.consume([11u8; 16], now() + 60).await.unwrap());
+}
+
+fn record() -> SessionRecord {
+    serde_json::from_value(serde_json::json!({
+        "version": "2025-11-25", "capabilities": {"elicitation": {}},
+        "client": {"name": "c", "version": "1"}, "initialized": false,
+        "log_level": null, "subscriptions": [], "principal": null
+    }))
+    .unwrap()
+}
+
+#[tokio::test]
+async fn session_records_live_expire_and_end() {
+    let server = Server::start();
+    let redis = Redis::connect(&server.url).await.unwrap().with_prefix("t");
+    let store = redis.session_store();
+    let idle = Duration::from_millis(600);
+    store.create("s1", record(), idle).await.unwrap();
+    let mut r = store.touch("s1", idle).await.unwrap().unwrap();
+    assert!(!r.initialized);
+    r.initialized = true;
+    store.update("s1", r, idle).await.unwrap();
+    assert!(store.touch("s1", idle).await.unwrap().unwrap().initialized);
+    assert!(store.touch("nope", idle).await.unwrap().is_none());
+    // Each use refreshes the idle time; unused, it expires.
+    tokio::time::sleep(Duration::from_millis(400)).await;
+    assert!(store.touch("s1", idle).await.unwrap().is_some());
+    tokio::time::sleep(Duration::from_millis(900)).await;
+    assert!(store.touch("s1", idle).await.unwrap().is_none());
+    store.create("s2", record(), idle).await.unwrap();
+    assert!(store.remove("s2").await.unwrap());
+    assert!(!store.remove("s2").await.unwrap());
+}
