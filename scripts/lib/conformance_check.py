@@ -66,9 +66,10 @@ def main():
     revision = pathlib.Path(yaml_path).stem
     wanted = only or scored(yaml_path, section)
     got = results(root)
+    what = "scenarios" if only else "scored scenarios"
     failed, checks, warnings = check(wanted, got, "")
     x_failed, x_checks, x_warnings = check(also, got, " (unscored)")
-    print(f"{section} {revision}: {len(wanted) - failed}/{len(wanted)} scored scenarios passed, "
+    print(f"{section} {revision}: {len(wanted) - failed}/{len(wanted)} {what} passed, "
           f"{checks} failed checks, {warnings} warnings")
     if also:
         print(f"{section} {revision}, unscored: {len(also) - x_failed}/{len(also)} passed, "

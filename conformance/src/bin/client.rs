@@ -6,6 +6,9 @@
 //! revision in `MCP_CONFORMANCE_PROTOCOL_VERSION`: a 2026-07-28 run pins the modern era,
 //! a 2025 one the legacy era. `STERNA_ERA=auto` ignores it and lets the client probe.
 
+#[path = "../auth.rs"]
+mod auth;
+
 use serde_json::{Map, Value, json};
 use std::process::ExitCode;
 use sterna::client::{Call, Client, ClientError, EraMode, Refusal, Step};
@@ -92,6 +95,20 @@ fn sample_args(tool: &Tool) -> Value {
 }
 
 async fn run(scenario: &str, url: &str) -> Result<(), ClientError> {
+    if scenario.starts_with("auth/") {
+        let c = match auth::client(scenario, url) {
+            Ok(c) => c?,
+            Err(auth::BadContext(e)) => {
+                eprintln!("conformance-client ({scenario}): {e}");
+                std::process::exit(2);
+            }
+        };
+        // What a well-behaved client does: list the tools, call one.
+        c.list_tools().await?;
+        let r = c.call_tool("test-tool", json!({})).await?;
+        println!("{}", r.text_content());
+        return Ok(());
+    }
     let c = client(url)?;
     let outcome = scenario_steps(&c, scenario).await;
     // Ends a 2025-11-25 session (DELETE) whatever happened.

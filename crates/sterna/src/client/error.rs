@@ -116,6 +116,9 @@ pub enum TransportError {
         /// The limit, in bytes.
         limit: usize,
     },
+    /// OAuth could not authorize the request.
+    #[cfg(feature = "oauth")]
+    Auth(Box<super::oauth::OAuthError>),
 }
 
 impl fmt::Display for TransportError {
@@ -128,6 +131,8 @@ impl fmt::Display for TransportError {
             Self::StreamBroken => f.write_str("the response stream broke before the response"),
             Self::Closed => f.write_str("the connection is closed"),
             Self::TooLarge { limit } => write!(f, "the answer is larger than {limit} bytes"),
+            #[cfg(feature = "oauth")]
+            Self::Auth(e) => write!(f, "authorization: {e}"),
         }
     }
 }
@@ -137,6 +142,8 @@ impl std::error::Error for TransportError {
         match self {
             Self::Io(e) => Some(e),
             Self::Connection(e) => Some(e.as_ref()),
+            #[cfg(feature = "oauth")]
+            Self::Auth(e) => Some(e.as_ref()),
             _ => None,
         }
     }
@@ -164,6 +171,11 @@ pub enum ConfigError {
         /// The header's name.
         name: String,
     },
+    /// TLS cannot be set up (an unreadable root certificate, a build without `tls`).
+    Tls {
+        /// Why.
+        reason: String,
+    },
 }
 
 impl fmt::Display for ConfigError {
@@ -171,6 +183,7 @@ impl fmt::Display for ConfigError {
         match self {
             Self::Url { url, reason } => write!(f, "cannot use the URL {url}: {reason}"),
             Self::Header { name } => write!(f, "the header {name} has an invalid name or value"),
+            Self::Tls { reason } => write!(f, "TLS: {reason}"),
         }
     }
 }

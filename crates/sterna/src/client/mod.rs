@@ -64,6 +64,8 @@ mod legacy_rounds;
 mod link;
 mod lists;
 mod probe;
+#[cfg(feature = "oauth")]
+pub mod oauth;
 mod retry;
 mod rounds;
 pub mod transport;

@@ -17,6 +17,8 @@ mod replay;
 
 pub(crate) use codec::{Binding, Carried, FlowState};
 pub(crate) use flow::Refused;
+#[cfg(feature = "oauth")]
+pub(crate) use keys::fill_random;
 pub(crate) use keys::random_id;
 pub use keys::{KEY_LEN, KeyError, StateKeys};
 pub(crate) use replay::unix_now;

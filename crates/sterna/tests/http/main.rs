@@ -17,4 +17,10 @@ mod layers;
 mod legacy;
 mod oidc;
 mod protected;
+#[cfg(feature = "oauth")]
+mod oauth;
+#[cfg(feature = "oauth")]
+mod oauth_mock;
 mod streams;
+#[cfg(feature = "tls")]
+mod tls;

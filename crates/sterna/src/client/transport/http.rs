@@ -2,6 +2,7 @@
 //! is a JSON document or an SSE stream (notifications, then the response; comment lines
 //! ignored).
 
+use super::connect::HttpClient;
 use super::{NotificationSink, Outgoing, Transport};
 use crate::client::error::ConfigError;
 use crate::client::error::TransportError;
@@ -11,18 +12,17 @@ use futures_util::future::BoxFuture;
 use http::header::{ACCEPT, CONTENT_TYPE};
 use http::{HeaderMap, HeaderName, HeaderValue, Request, Uri};
 use http_body_util::{BodyExt, Full};
-use hyper_util::client::legacy::Client;
-use hyper_util::client::legacy::connect::HttpConnector;
-use hyper_util::rt::TokioExecutor;
 use sterna_types::jsonrpc::{Incoming, RawMessage};
 
 /// The Streamable HTTP client transport.
 #[derive(Clone)]
 pub struct HttpTransport {
-    client: Client<HttpConnector, Full<Bytes>>,
-    url: Uri,
-    extra: HeaderMap,
-    max_response: usize,
+    pub(super) client: HttpClient,
+    pub(super) url: Uri,
+    pub(super) extra: HeaderMap,
+    pub(super) max_response: usize,
+    #[cfg(feature = "oauth")]
+    pub(super) oauth: Option<crate::client::oauth::OAuth>,
 }
 
 impl std::fmt::Debug for HttpTransport {
@@ -34,29 +34,11 @@ impl std::fmt::Debug for HttpTransport {
 }
 
 impl HttpTransport {
-    /// A transport to the endpoint at `url` (`http://host:port/path`). HTTPS needs a
-    /// TLS-terminating proxy in front of this transport.
+    /// A transport to the endpoint at `url` (`http://` or, with the `tls` feature,
+    /// `https://`), trusting the platform's root certificates. See
+    /// [`builder`](Self::builder) for more settings.
     pub fn new(url: &str) -> Result<Self, TransportError> {
-        let url: Uri = url
-            .parse()
-            .map_err(|e: http::uri::InvalidUri| config_url(url, e.to_string()))?;
-        if url.scheme_str() != Some("http") {
-            return Err(config_url(
-                &url.to_string(),
-                "only http:// URLs are supported".into(),
-            ));
-        }
-        let mut connector = HttpConnector::new();
-        connector.set_nodelay(true);
-        let client = Client::builder(TokioExecutor::new())
-            .pool_max_idle_per_host(64)
-            .build(connector);
-        Ok(Self {
-            client,
-            url,
-            extra: HeaderMap::new(),
-            max_response: 16 * 1024 * 1024,
-        })
+        Self::builder(url).build()
     }
 
     /// The largest answer accepted, in bytes (default 16 MiB): a JSON body, or everything
@@ -170,20 +152,9 @@ impl HttpTransport {
         request.headers_mut().extend(self.extra.clone());
         Ok(request)
     }
-
-    /// Sends one request.
-    pub(crate) async fn exchange(
-        &self,
-        request: Request<Full<Bytes>>,
-    ) -> Result<http::Response<hyper::body::Incoming>, TransportError> {
-        self.client
-            .request(request)
-            .await
-            .map_err(|e| TransportError::Connection(Box::new(e)))
-    }
 }
 
-fn config_url(url: &str, reason: String) -> TransportError {
+pub(super) fn config_url(url: &str, reason: String) -> TransportError {
     TransportError::Config(ConfigError::Url {
         url: url.to_owned(),
         reason,

@@ -2,12 +2,24 @@
 //! process's stdio, an in-memory duplex) or Streamable HTTP.
 
 #[cfg(feature = "http")]
+mod connect;
+#[cfg(feature = "http")]
 mod http;
+#[cfg(feature = "http")]
+mod http_auth;
+#[cfg(feature = "http")]
+mod http_builder;
 mod stdio;
 mod stream;
 
+#[cfg(feature = "oauth")]
+pub(crate) use connect::HttpClient;
+#[cfg(feature = "http")]
+pub use connect::TlsRoots;
 #[cfg(feature = "http")]
 pub use http::HttpTransport;
+#[cfg(feature = "http")]
+pub use http_builder::HttpTransportBuilder;
 pub use stdio::StdioTransport;
 pub(crate) use stream::ProbeReply;
 pub use stream::StreamTransport;
