@@ -9,3 +9,4 @@ mod scripted;
 
 mod driver;
 mod end_to_end;
+mod hostile;

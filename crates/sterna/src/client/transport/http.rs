@@ -230,4 +230,43 @@ mod tests {
         assert_eq!(p.push(b"ta: {\"a\":1}\n\n"), vec!["{\"a\":1}"]);
         assert_eq!(p.push(b"data: x\r\ndata: y\r\n\r\n"), vec!["x\ny"]);
     }
+
+    /// Events of `stream` fed in two chunks, split at `at`.
+    fn split_events(stream: &[u8], at: usize) -> Vec<String> {
+        let mut p = SseParser::default();
+        let mut out = p.push(&stream[..at]);
+        out.extend(p.push(&stream[at..]));
+        out
+    }
+
+    #[test]
+    fn multi_byte_characters_survive_every_chunk_boundary() {
+        // 2-byte é, 3-byte €, 4-byte 🦀 (and a 3-byte CJK character).
+        let text = "é€🦀語";
+        let payload = format!("{{\"t\":\"{text}\"}}");
+        for eol in ["\n", "\r\n", "\r"] {
+            let stream = format!(": hi{eol}event: message{eol}data: {payload}{eol}{eol}");
+            for at in 0..=stream.len() {
+                assert_eq!(
+                    split_events(stream.as_bytes(), at),
+                    vec![payload.clone()],
+                    "line ending {eol:?}, split at byte {at}"
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn every_line_ending_the_spec_allows() {
+        for eol in ["\n", "\r\n", "\r"] {
+            let stream = format!("data: a{eol}data: b{eol}{eol}data: c{eol}{eol}");
+            for at in 0..=stream.len() {
+                assert_eq!(
+                    split_events(stream.as_bytes(), at),
+                    vec!["a\nb".to_owned(), "c".to_owned()],
+                    "line ending {eol:?}, split at byte {at}"
+                );
+            }
+        }
+    }
 }
