@@ -2,6 +2,7 @@
 //! is a JSON document or an SSE stream (notifications, then the response; comment lines
 //! ignored).
 
+use super::sse::{Event, SseParser};
 use super::{NotificationSink, Outgoing, Transport};
 use crate::client::error::ConfigError;
 use crate::client::error::TransportError;
@@ -14,7 +15,7 @@ use http_body_util::{BodyExt, Full};
 use hyper_util::client::legacy::Client;
 use hyper_util::client::legacy::connect::HttpConnector;
 use hyper_util::rt::TokioExecutor;
-use sterna_types::jsonrpc::{Incoming, RawMessage};
+use sterna_types::jsonrpc::{Incoming, RawMessage, RequestId};
 
 /// The Streamable HTTP client transport.
 #[derive(Clone)]
@@ -106,66 +107,101 @@ impl HttpTransport {
             .get(CONTENT_TYPE)
             .and_then(|v| v.to_str().ok())
             .is_some_and(|c| c.starts_with("text/event-stream"));
-        let mut body = response.into_body();
+        let body = response.into_body();
         let limit = self.max_response;
-        if !sse {
-            let bytes = http_body_util::Limited::new(body, limit)
-                .collect()
-                .await
-                .map_err(|e| {
-                    if e.downcast_ref::<http_body_util::LengthLimitError>()
-                        .is_some()
-                    {
-                        TransportError::TooLarge { limit }
-                    } else {
-                        TransportError::StreamBroken
-                    }
-                })?
-                .to_bytes();
-            // A JSON-RPC answer is the answer, whatever the status (errors come with 4xx).
-            if matches!(
-                RawMessage::parse(&bytes),
-                Ok(Incoming::Result { .. } | Incoming::Error { .. })
-            ) {
-                return Ok(bytes.to_vec());
-            }
-            let text = String::from_utf8_lossy(&bytes[..bytes.len().min(1024)]).into_owned();
-            return Err(TransportError::Http {
-                status: status.as_u16(),
-                body: text,
-            });
-        }
-        let mut parser = SseParser::default();
-        loop {
-            let frame = match body.frame().await {
-                None => return Err(TransportError::StreamBroken),
-                Some(Err(_)) => return Err(TransportError::StreamBroken),
-                Some(Ok(f)) => f,
-            };
-            let Ok(data) = frame.into_data() else {
-                continue;
-            };
-            for message in parser.push(&data) {
-                match RawMessage::parse(message.as_bytes()) {
-                    Ok(Incoming::Result { id, .. } | Incoming::Error { id: Some(id), .. })
-                        if id == req.id =>
-                    {
-                        return Ok(message.into_bytes());
-                    }
-                    Ok(Incoming::Notification { .. }) => sink(message.as_bytes()),
-                    Ok(Incoming::Request { method, .. }) => {
-                        tracing::warn!(%method, "ignoring a request on a response stream (2026-07-28 servers send none)");
-                    }
-                    Ok(_) => {
-                        tracing::warn!("ignoring a response to another request on this stream")
-                    }
-                    Err(e) => {
-                        tracing::warn!(error = %e.error, "unreadable event on the response stream")
-                    }
-                }
-            }
+        if sse {
+            read_sse(body, limit, &req.id, &sink).await
+        } else {
+            read_json(body, limit, status.as_u16()).await
         }
     }
+}
+
+/// A JSON answer: at most `limit` bytes, and a JSON-RPC response (whatever the status:
+/// errors come with 4xx).
+async fn read_json(
+    body: hyper::body::Incoming,
+    limit: usize,
+    status: u16,
+) -> Result<Vec<u8>, TransportError> {
+    let bytes = http_body_util::Limited::new(body, limit)
+        .collect()
+        .await
+        .map_err(|e| {
+            if e.downcast_ref::<http_body_util::LengthLimitError>()
+                .is_some()
+            {
+                TransportError::TooLarge { limit }
+            } else {
+                TransportError::StreamBroken
+            }
+        })?
+        .to_bytes();
+    if matches!(
+        RawMessage::parse(&bytes),
+        Ok(Incoming::Result { .. } | Incoming::Error { .. })
+    ) {
+        return Ok(bytes.to_vec());
+    }
+    let text = String::from_utf8_lossy(&bytes[..bytes.len().min(1024)]).into_owned();
+    Err(TransportError::Http { status, body: text })
+}
+
+/// An SSE answer: notifications go to `sink` until the response to `id` arrives. What
+/// the stream carries for this request, all events together, is at most `limit` bytes
+/// (and so is each event): past that the request fails, whatever the server keeps sending.
+async fn read_sse(
+    mut body: hyper::body::Incoming,
+    limit: usize,
+    id: &RequestId,
+    sink: &NotificationSink,
+) -> Result<Vec<u8>, TransportError> {
+    let mut parser = SseParser::new(limit);
+    let mut received = 0usize;
+    let mut events = Vec::new();
+    loop {
+        let frame = match body.frame().await {
+            None | Some(Err(_)) => return Err(TransportError::StreamBroken),
+            Some(Ok(f)) => f,
+        };
+        let Ok(data) = frame.into_data() else {
+            continue;
+        };
+        received = received.saturating_add(data.len());
+        if received > limit {
+            return Err(TransportError::TooLarge { limit });
+        }
+        let pushed = parser.push(&data, &mut events);
+        for event in events.drain(..) {
+            if let Some(answer) = read_event(event, id, sink) {
+                return Ok(answer);
+            }
+        }
+        pushed.map_err(|e| TransportError::TooLarge { limit: e.limit })?;
+    }
+}
+
+/// One event of a response stream: the response to `id` (returned), a notification (to
+/// `sink`), or something to log and skip.
+fn read_event(event: Event, id: &RequestId, sink: &NotificationSink) -> Option<Vec<u8>> {
+    let Event::Data(message) = event else {
+        tracing::warn!("skipping an event that is not UTF-8 on the response stream");
+        return None;
+    };
+    match RawMessage::parse(message.as_bytes()) {
+        Ok(Incoming::Result { id: got, .. } | Incoming::Error { id: Some(got), .. })
+            if got == *id =>
+        {
+            return Some(message.into_bytes());
+        }
+        Ok(Incoming::Notification { .. }) => sink(message.as_bytes()),
+        Ok(Incoming::Request { method, .. }) => {
+            tracing::warn!(%method, "ignoring a request on a response stream (2026-07-28 servers send none)");
+        }
+        Ok(_) => tracing::warn!("ignoring a response to another request on this stream"),
+        Err(e) => tracing::warn!(error = %e.error, "unreadable event on the response stream"),
+    }
+    None
 }
 
 fn config_url(url: &str, reason: String) -> TransportError {
@@ -186,87 +222,5 @@ impl Transport for HttpTransport {
 
     fn uses_headers(&self) -> bool {
         true
-    }
-}
-
-/// An incremental SSE parser: yields the `data` of each event; comments, `event:`, `id:`
-/// and `retry:` lines are ignored.
-#[derive(Default)]
-struct SseParser {
-    buf: String,
-    data: String,
-}
-
-impl SseParser {
-    fn push(&mut self, chunk: &[u8]) -> Vec<String> {
-        self.buf.push_str(&String::from_utf8_lossy(chunk));
-        let mut out = Vec::new();
-        while let Some(nl) = self.buf.find('\n') {
-            let line: String = self.buf.drain(..=nl).collect();
-            let line = line.trim_end_matches(['\n', '\r']);
-            if line.is_empty() {
-                if !self.data.is_empty() {
-                    out.push(std::mem::take(&mut self.data));
-                }
-            } else if let Some(rest) = line.strip_prefix("data:") {
-                if !self.data.is_empty() {
-                    self.data.push('\n');
-                }
-                self.data.push_str(rest.strip_prefix(' ').unwrap_or(rest));
-            }
-        }
-        out
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::SseParser;
-
-    #[test]
-    fn sse_parsing() {
-        let mut p = SseParser::default();
-        assert!(p.push(b": keep-alive\n\nevent: message\nda").is_empty());
-        assert_eq!(p.push(b"ta: {\"a\":1}\n\n"), vec!["{\"a\":1}"]);
-        assert_eq!(p.push(b"data: x\r\ndata: y\r\n\r\n"), vec!["x\ny"]);
-    }
-
-    /// Events of `stream` fed in two chunks, split at `at`.
-    fn split_events(stream: &[u8], at: usize) -> Vec<String> {
-        let mut p = SseParser::default();
-        let mut out = p.push(&stream[..at]);
-        out.extend(p.push(&stream[at..]));
-        out
-    }
-
-    #[test]
-    fn multi_byte_characters_survive_every_chunk_boundary() {
-        // 2-byte é, 3-byte €, 4-byte 🦀 (and a 3-byte CJK character).
-        let text = "é€🦀語";
-        let payload = format!("{{\"t\":\"{text}\"}}");
-        for eol in ["\n", "\r\n", "\r"] {
-            let stream = format!(": hi{eol}event: message{eol}data: {payload}{eol}{eol}");
-            for at in 0..=stream.len() {
-                assert_eq!(
-                    split_events(stream.as_bytes(), at),
-                    vec![payload.clone()],
-                    "line ending {eol:?}, split at byte {at}"
-                );
-            }
-        }
-    }
-
-    #[test]
-    fn every_line_ending_the_spec_allows() {
-        for eol in ["\n", "\r\n", "\r"] {
-            let stream = format!("data: a{eol}data: b{eol}{eol}data: c{eol}{eol}");
-            for at in 0..=stream.len() {
-                assert_eq!(
-                    split_events(stream.as_bytes(), at),
-                    vec!["a\nb".to_owned(), "c".to_owned()],
-                    "line ending {eol:?}, split at byte {at}"
-                );
-            }
-        }
     }
 }

@@ -3,6 +3,8 @@
 
 #[cfg(feature = "http")]
 mod http;
+#[cfg(any(feature = "http", feature = "fuzzing"))]
+pub(crate) mod sse;
 mod stream;
 
 #[cfg(feature = "http")]
