@@ -2,6 +2,10 @@
 
 pub mod client;
 mod error;
+#[cfg(feature = "fuzzing")]
+#[doc(hidden)]
+#[path = "fuzz/mod.rs"]
+pub mod __fuzz;
 pub mod header_value;
 #[cfg(feature = "http")]
 pub mod http;

@@ -60,6 +60,18 @@ impl UriTemplate {
         Ok(Self { parts })
     }
 
+    /// The parts in order: `(Some(literal), None)` or `(None, Some((name, reserved)))`.
+    #[cfg(feature = "fuzzing")]
+    pub(crate) fn parts(&self) -> Vec<(Option<&str>, Option<(&str, bool)>)> {
+        self.parts
+            .iter()
+            .map(|p| match p {
+                Part::Literal(l) => (Some(l.as_str()), None),
+                Part::Var { name, reserved } => (None, Some((name.as_str(), *reserved))),
+            })
+            .collect()
+    }
+
     /// The variables of `uri`, when it matches.
     pub(crate) fn matches(&self, uri: &str) -> Option<BTreeMap<String, String>> {
         let mut vars = BTreeMap::new();
