@@ -40,21 +40,25 @@ fn server() -> Server {
         .tool(
             Tool::new("provision_database")
                 .ask(|a: &Args| form::<PickRegion>(format!("Which region for {}?", a.name)))
-                .run(|_: Context, a: Args, p: Elicitation<PickRegion>| async move {
-                    let region = match p.required()?.region {
-                        Region::EuWest1 => "eu-west-1",
-                        Region::UsEast1 => "us-east-1",
-                    };
-                    Ok::<_, HandlerError>(format!("Created {} in {region}", a.name))
-                }),
+                .run(
+                    |_: Context, a: Args, p: Elicitation<PickRegion>| async move {
+                        let region = match p.required()?.region {
+                            Region::EuWest1 => "eu-west-1",
+                            Region::UsEast1 => "us-east-1",
+                        };
+                        Ok::<_, HandlerError>(format!("Created {} in {region}", a.name))
+                    },
+                ),
         )
         .tool(
             Tool::new("redeem")
                 .single_use()
                 .ask(|_: &NoArgs| form::<Confirm>("Redeem the voucher?"))
-                .run(|_: Context, _: NoArgs, ok: Elicitation<Confirm>| async move {
-                    Ok::<_, HandlerError>(format!("redeemed: {}", ok.required()?.ok))
-                }),
+                .run(
+                    |_: Context, _: NoArgs, ok: Elicitation<Confirm>| async move {
+                        Ok::<_, HandlerError>(format!("redeemed: {}", ok.required()?.ok))
+                    },
+                ),
         )
         .build()
         .expect("the server builds")

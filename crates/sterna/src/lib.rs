@@ -1,11 +1,11 @@
 #![doc = include_str!("../docs/guide.md")]
 
-pub mod client;
-mod error;
 #[cfg(feature = "fuzzing")]
 #[doc(hidden)]
 #[path = "fuzz/mod.rs"]
 pub mod __fuzz;
+pub mod client;
+mod error;
 pub mod header_value;
 #[cfg(feature = "http")]
 pub mod http;

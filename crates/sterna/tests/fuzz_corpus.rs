@@ -12,7 +12,9 @@ fn inputs(kind: &str, target: &str) -> Vec<PathBuf> {
     let Ok(entries) = std::fs::read_dir(&dir) else {
         return Vec::new();
     };
-    let mut files: Vec<PathBuf> = entries.map(|e| e.expect("a readable entry").path()).collect();
+    let mut files: Vec<PathBuf> = entries
+        .map(|e| e.expect("a readable entry").path())
+        .collect();
     files.sort();
     files
 }

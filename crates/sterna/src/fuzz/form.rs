@@ -21,14 +21,16 @@ fn within(field: &PrimitiveSchema, v: &Value) -> bool {
             s.min_length.is_none_or(|m| n >= m) && s.max_length.is_none_or(|m| n <= m)
         }),
         PrimitiveSchema::Number(s) => v.as_f64().is_some_and(|x| {
-            let integral = s.kind == NumberKind::Number || v.is_i64() || v.is_u64() || x.fract() == 0.0;
+            let integral =
+                s.kind == NumberKind::Number || v.is_i64() || v.is_u64() || x.fract() == 0.0;
             integral && s.minimum.is_none_or(|m| x >= m) && s.maximum.is_none_or(|m| x <= m)
         }),
         PrimitiveSchema::Boolean(_) => v.is_boolean(),
         PrimitiveSchema::SingleSelect(s) => v.as_str().is_some_and(|t| s.options.contains(t)),
         PrimitiveSchema::MultiSelect(s) => v.as_array().is_some_and(|a| {
             let n = a.len() as u64;
-            a.iter().all(|x| x.as_str().is_some_and(|t| s.options.contains(t)))
+            a.iter()
+                .all(|x| x.as_str().is_some_and(|t| s.options.contains(t)))
                 && s.min_items.is_none_or(|m| n >= m)
                 && s.max_items.is_none_or(|m| n <= m)
         }),
@@ -73,7 +75,10 @@ pub(crate) fn run(data: &[u8]) {
     let spec = form_schema::<Booking>().expect("the fixture form is flat");
     if let Some(out) = check(&spec.schema, &content) {
         if let Err(e) = serde_json::from_value::<Booking>(Value::Object(out.clone())) {
-            panic!("{} passed validation but does not decode: {e}", Value::Object(out));
+            panic!(
+                "{} passed validation but does not decode: {e}",
+                Value::Object(out)
+            );
         }
     }
 }

@@ -33,7 +33,7 @@ pub(crate) struct Booking {
     seats: u8,
     #[schemars(range(min = 0.5, max = 99.5))]
     price: Option<f64>,
-    count: Option<i64>,
+    count: Option<i32>,
     class: Class,
     #[schemars(length(min = 1, max = 2))]
     extras: Vec<Extra>,
@@ -95,18 +95,22 @@ fn tools(b: crate::server::ServerBuilder<StateKeys>) -> crate::server::ServerBui
     b.tool(
         Tool::new("book")
             .ask(|a: &BookArgs| form::<Booking>(format!("Book {}?", a.to)))
-            .run(|_: Context, a: BookArgs, b: Elicitation<Booking>| async move {
-                let b = b.required()?;
-                Ok::<_, HandlerError>(format!("{} {} {}", a.to, b.day, b.seats))
-            }),
+            .run(
+                |_: Context, a: BookArgs, b: Elicitation<Booking>| async move {
+                    let b = b.required()?;
+                    Ok::<_, HandlerError>(format!("{} {} {}", a.to, b.day, b.seats))
+                },
+            ),
     )
     .tool(
         Tool::new("redeem")
             .single_use()
             .ask(|_: &NoArgs| form::<Confirm>("Redeem?"))
-            .run(|_: Context, _: NoArgs, ok: Elicitation<Confirm>| async move {
-                Ok::<_, HandlerError>(format!("redeemed {}", ok.required()?.ok))
-            }),
+            .run(
+                |_: Context, _: NoArgs, ok: Elicitation<Confirm>| async move {
+                    Ok::<_, HandlerError>(format!("redeemed {}", ok.required()?.ok))
+                },
+            ),
     )
     .tool(
         Tool::new("wizard").handler(|ctx: Context, _: NoArgs| async move {
@@ -181,7 +185,12 @@ async fn envelope_first(server: &Server, bytes: &[u8]) -> Option<Vec<u8>> {
     match classify_envelope(bytes).into_owned_request() {
         Some(req) => {
             let r = server
-                .handle(req.id, &req.method, req.params.as_deref(), RequestEnv::new())
+                .handle(
+                    req.id,
+                    &req.method,
+                    req.params.as_deref(),
+                    RequestEnv::new(),
+                )
                 .await?;
             Some(r.to_bytes())
         }

@@ -5,8 +5,8 @@
 //! sealed, must open to itself, and must not open under another binding or with one bit
 //! of the token flipped (at a position the input chooses).
 
-use crate::state::codec::{Binding, Carried, FlowState, StatePayload, open, seal};
 use crate::state::StateKeys;
+use crate::state::codec::{Binding, Carried, FlowState, StatePayload, open, seal};
 use std::collections::HashSet;
 use std::sync::{Mutex, OnceLock};
 
@@ -59,7 +59,7 @@ impl Reader<'_> {
     }
 
     fn u64(&mut self) -> u64 {
-        (0..8).fold(0u64, |n, _| n << 8 | u64::from(self.byte()))
+        (0..8).fold(0u64, |n, _| (n << 8) | u64::from(self.byte()))
     }
 
     fn bytes(&mut self) -> Vec<u8> {
@@ -111,7 +111,10 @@ pub(crate) fn run(data: &[u8]) {
     if mode % 2 == 0 {
         let token = String::from_utf8_lossy(rest);
         if open(keys(), &b, &token, MAX_LEN, NOW, 5).is_ok() {
-            assert!(sealed_here(&token), "a token nobody sealed opened: {token:?}");
+            assert!(
+                sealed_here(&token),
+                "a token nobody sealed opened: {token:?}"
+            );
         }
         return;
     }

@@ -28,7 +28,11 @@ pub(crate) fn sse(data: &[u8]) {
     let bytes: Vec<usize> = (1..data.len()).collect();
     assert_eq!(whole, parse_in(max, data, &bytes), "byte by byte");
     let chosen: Vec<usize> = (1..data.len()).filter(|&i| data[i - 1] % 5 == 0).collect();
-    assert_eq!(whole, parse_in(max, data, &chosen), "cut at chosen positions");
+    assert_eq!(
+        whole,
+        parse_in(max, data, &chosen),
+        "cut at chosen positions"
+    );
     for e in &whole.0 {
         if let Event::Data(d) = e {
             assert!(!d.contains('\r') && !d.is_empty(), "{d:?}");
@@ -44,13 +48,28 @@ pub(crate) fn header_value(data: &[u8]) {
     let decoded = decode(&s);
     let sentinel = s.starts_with("=?base64?") && s.ends_with("?=") && s.len() >= 11;
     if !sentinel {
-        assert_eq!(decoded.as_deref(), Some(s.as_ref()), "plain values decode as is");
+        assert_eq!(
+            decoded.as_deref(),
+            Some(s.as_ref()),
+            "plain values decode as is"
+        );
     }
     let e = encode(&s);
-    assert_eq!(decode(&e).as_deref(), Some(s.as_ref()), "round trip of {s:?}");
-    assert_eq!(e.trim_matches([' ', '\t']), e.as_ref(), "{e:?} would be trimmed");
+    assert_eq!(
+        decode(&e).as_deref(),
+        Some(s.as_ref()),
+        "round trip of {s:?}"
+    );
+    assert_eq!(
+        e.trim_matches([' ', '\t']),
+        e.as_ref(),
+        "{e:?} would be trimmed"
+    );
     #[cfg(feature = "http")]
-    assert!(http::HeaderValue::from_str(&e).is_ok(), "{e:?} is no header value");
+    assert!(
+        http::HeaderValue::from_str(&e).is_ok(),
+        "{e:?} is no header value"
+    );
 }
 
 /// Percent-encodes every byte but unreserved characters (and `/` in reserved

@@ -103,7 +103,12 @@ fn percent_decode(s: &str) -> Option<String> {
     let mut i = 0;
     while i < b.len() {
         if b[i] == b'%' {
-            let hex = s.get(i + 1..i + 3)?;
+            // Exactly two hex digits (`from_str_radix` alone would take `%+1`).
+            let hex = b.get(i + 1..i + 3)?;
+            if !hex.iter().all(u8::is_ascii_hexdigit) {
+                return None;
+            }
+            let hex = std::str::from_utf8(hex).ok()?;
             out.push(u8::from_str_radix(hex, 16).ok()?);
             i += 3;
         } else {
@@ -133,5 +138,16 @@ mod tests {
         assert!(UriTemplate::parse("x://{a}{b}").is_err());
         assert!(UriTemplate::parse("x://{a").is_err());
         assert!(UriTemplate::parse("x://{?q}").is_err());
+    }
+
+    #[test]
+    fn percent_escapes_are_two_hex_digits() {
+        let t = UriTemplate::parse("x://{a}").unwrap();
+        assert_eq!(t.matches("x://%41%2f").unwrap()["a"], "A/");
+        for bad in [
+            "x://%+1", "x://%-1", "x://% 1", "x://%4", "x://%G1", "x://%é",
+        ] {
+            assert!(t.matches(bad).is_none(), "{bad}");
+        }
     }
 }

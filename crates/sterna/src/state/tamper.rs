@@ -14,7 +14,7 @@ const ALPHABET: &[u8] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz01
 struct Rng(u64);
 
 impl Rng {
-    fn next(&mut self) -> u64 {
+    fn next_u64(&mut self) -> u64 {
         self.0 ^= self.0 >> 12;
         self.0 ^= self.0 << 25;
         self.0 ^= self.0 >> 27;
@@ -22,14 +22,16 @@ impl Rng {
     }
 
     fn below(&mut self, n: usize) -> usize {
-        (self.next() % n as u64) as usize
+        (self.next_u64() % n as u64) as usize
     }
 }
 
 fn payloads() -> Vec<StatePayload> {
     let flow = |round, asked: usize, answers: usize, app: Option<usize>| FlowState {
         round,
-        asked: (0..asked).map(|i| (format!("q{i}"), [i as u8; 8])).collect(),
+        asked: (0..asked)
+            .map(|i| (format!("q{i}"), [i as u8; 8]))
+            .collect(),
         answers: (0..answers)
             .map(|i| Carried {
                 key: format!("a{i}"),
@@ -84,7 +86,9 @@ impl Tally<'_> {
 }
 
 fn mutate_one(t: &mut Tally<'_>, token: &str, rng: &mut Rng) {
-    let raw = URL_SAFE_NO_PAD.decode(token).expect("a sealed token decodes");
+    let raw = URL_SAFE_NO_PAD
+        .decode(token)
+        .expect("a sealed token decodes");
     let text = token.as_bytes();
     // Every single-bit flip of the sealed bytes, and of the text.
     for i in 0..raw.len() * 8 {
@@ -110,7 +114,7 @@ fn mutate_one(t: &mut Tally<'_>, token: &str, rng: &mut Rng) {
     }
     for n in 1..=64 {
         let mut m = raw.clone();
-        m.extend((0..n).map(|_| rng.next() as u8));
+        m.extend((0..n).map(|_| rng.next_u64() as u8));
         t.try_raw(&m);
     }
     // Base64 alphabet swaps: every position, every other character.
@@ -128,7 +132,7 @@ fn mutate_one(t: &mut Tally<'_>, token: &str, rng: &mut Rng) {
         let mut m = raw.clone();
         for _ in 0..1 + rng.below(4) {
             let at = rng.below(m.len());
-            m[at] = rng.next() as u8;
+            m[at] = rng.next_u64() as u8;
         }
         t.try_raw(&m);
     }
@@ -199,5 +203,9 @@ fn a_million_mutations_of_real_states_never_open() {
         started.elapsed()
     );
     assert!(t.tried >= 1_000_000, "only {} mutations", t.tried);
-    assert!(t.accepted.is_empty(), "accepted: {:?}", &t.accepted[..t.accepted.len().min(5)]);
+    assert!(
+        t.accepted.is_empty(),
+        "accepted: {:?}",
+        &t.accepted[..t.accepted.len().min(5)]
+    );
 }
