@@ -128,7 +128,7 @@ fn mutate_one(t: &mut Tally<'_>, token: &str, rng: &mut Rng) {
         }
     }
     // Random byte replacements (1 to 4 bytes at a time).
-    for _ in 0..100_000 {
+    for _ in 0..120_000 {
         let mut m = raw.clone();
         for _ in 0..1 + rng.below(4) {
             let at = rng.below(m.len());
