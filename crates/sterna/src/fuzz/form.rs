@@ -63,22 +63,22 @@ pub(crate) fn run(data: &[u8]) {
     let Ok(v) = serde_json::from_slice::<Value>(data) else {
         return;
     };
-    if let (Some(s), Some(Value::Object(content))) = (v.get("schema"), v.get("content")) {
-        if let Ok(schema) = serde_json::from_value::<ElicitSchema>(s.clone()) {
-            check(&schema, content);
-            return;
-        }
+    if let (Some(s), Some(Value::Object(content))) = (v.get("schema"), v.get("content"))
+        && let Ok(schema) = serde_json::from_value::<ElicitSchema>(s.clone())
+    {
+        check(&schema, content);
+        return;
     }
     let Value::Object(content) = v else {
         return;
     };
     let spec = form_schema::<Booking>().expect("the fixture form is flat");
-    if let Some(out) = check(&spec.schema, &content) {
-        if let Err(e) = serde_json::from_value::<Booking>(Value::Object(out.clone())) {
-            panic!(
-                "{} passed validation but does not decode: {e}",
-                Value::Object(out)
-            );
-        }
+    if let Some(out) = check(&spec.schema, &content)
+        && let Err(e) = serde_json::from_value::<Booking>(Value::Object(out.clone()))
+    {
+        panic!(
+            "{} passed validation but does not decode: {e}",
+            Value::Object(out)
+        );
     }
 }

@@ -61,8 +61,11 @@ pub fn uri_template(data: &[u8]) {
     text::uri_template(data);
 }
 
+/// A target's body.
+pub type Target = fn(&[u8]);
+
 /// Every target, by the name of its `fuzz/fuzz_targets/<name>.rs` and corpus folder.
-pub const TARGETS: &[(&str, fn(&[u8]))] = &[
+pub const TARGETS: &[(&str, Target)] = &[
     ("jsonrpc_server", jsonrpc_server),
     ("jsonrpc_client", jsonrpc_client),
     ("sse", sse),

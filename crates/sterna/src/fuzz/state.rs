@@ -130,9 +130,9 @@ pub(crate) fn run(data: &[u8]) {
     let at = usize::from(r.byte()) * 256 + usize::from(r.byte());
     let at = at % raw.len();
     raw[at] ^= 1 << (r.byte() % 8);
-    if let Ok(t) = String::from_utf8(raw) {
-        if t != token {
-            assert!(open(keys(), &b, &t, MAX_LEN, NOW, 5).is_err(), "{t} opened");
-        }
+    if let Ok(t) = String::from_utf8(raw)
+        && t != token
+    {
+        assert!(open(keys(), &b, &t, MAX_LEN, NOW, 5).is_err(), "{t} opened");
     }
 }

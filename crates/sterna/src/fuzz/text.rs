@@ -27,7 +27,9 @@ pub(crate) fn sse(data: &[u8]) {
     let whole = parse_in(max, data, &[]);
     let bytes: Vec<usize> = (1..data.len()).collect();
     assert_eq!(whole, parse_in(max, data, &bytes), "byte by byte");
-    let chosen: Vec<usize> = (1..data.len()).filter(|&i| data[i - 1] % 5 == 0).collect();
+    let chosen: Vec<usize> = (1..data.len())
+        .filter(|&i| data[i - 1].is_multiple_of(5))
+        .collect();
     assert_eq!(
         whole,
         parse_in(max, data, &chosen),
@@ -114,10 +116,10 @@ fn expand(t: &UriTemplate, values: &mut dyn Iterator<Item = String>) -> Option<(
         if part.1.is_some() {
             let (start, end) = ends[var_i];
             var_i += 1;
-            if let Some((Some(next), _)) = parts.get(i + 1) {
-                if out[start..].find(next) != Some(end - start) {
-                    return None;
-                }
+            if let Some((Some(next), _)) = parts.get(i + 1)
+                && out[start..].find(next) != Some(end - start)
+            {
+                return None;
             }
         }
     }

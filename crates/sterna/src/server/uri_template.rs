@@ -12,6 +12,11 @@ enum Part {
     },
 }
 
+/// A part as the fuzz target sees it: a literal, or a variable's name and whether it is
+/// reserved.
+#[cfg(feature = "fuzzing")]
+pub(crate) type PartView<'a> = (Option<&'a str>, Option<(&'a str, bool)>);
+
 /// A parsed URI template.
 #[derive(Debug, Clone, PartialEq)]
 pub(crate) struct UriTemplate {
@@ -62,7 +67,7 @@ impl UriTemplate {
 
     /// The parts in order: `(Some(literal), None)` or `(None, Some((name, reserved)))`.
     #[cfg(feature = "fuzzing")]
-    pub(crate) fn parts(&self) -> Vec<(Option<&str>, Option<(&str, bool)>)> {
+    pub(crate) fn parts(&self) -> Vec<PartView<'_>> {
         self.parts
             .iter()
             .map(|p| match p {
