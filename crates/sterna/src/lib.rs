@@ -1,5 +1,9 @@
 #![doc = include_str!("../docs/guide.md")]
 
+#[cfg(feature = "fuzzing")]
+#[doc(hidden)]
+#[path = "fuzz/mod.rs"]
+pub mod __fuzz;
 pub mod client;
 mod definition;
 mod error;

@@ -175,8 +175,9 @@ impl<'a> RawMessage<'a> {
     /// params (an object; arrays are refused), or `None` to decline. The result is `None`
     /// for anything but a plain, valid request whose `jsonrpc`, `id` and `method`
     /// precede `params`: notifications, responses, other member orders, declined
-    /// methods, params that fail to decode. [`RawMessage::parse`] then reads the
-    /// message and reports any error, so this function never decides what is wrong.
+    /// methods, params that fail to decode, bytes that are not UTF-8 (even inside a
+    /// member this reader skips). [`RawMessage::parse`] then reads the message and
+    /// reports any error, so this function never decides what is wrong.
     pub fn parse_request_with<P, F>(
         bytes: &'a [u8],
         params_for: F,
@@ -185,7 +186,10 @@ impl<'a> RawMessage<'a> {
         P: de::DeserializeSeed<'a>,
         F: FnOnce(&str) -> Option<P>,
     {
-        let mut de = serde_json::Deserializer::from_slice(bytes);
+        // Skipped members are not checked for UTF-8 by serde_json: check the whole text
+        // first, so that this reader and `parse` agree on what is JSON.
+        let text = std::str::from_utf8(bytes).ok()?;
+        let mut de = serde_json::Deserializer::from_str(text);
         let parsed = de::Deserializer::deserialize_map(
             &mut de,
             RequestVisitor {
@@ -358,6 +362,20 @@ mod tests {
         assert_eq!(e.error.code, ErrorCode::PARSE_ERROR);
         assert!(serde_json::from_str::<RequestId>("null").is_err());
         assert!(serde_json::from_str::<RequestId>("2.5").is_err());
+    }
+
+    #[test]
+    fn bytes_that_are_not_utf8_are_no_request_to_either_reader() {
+        // A stray byte in a member the one-pass reader skips (found by fuzzing: HTTP
+        // answered -32601 with the id, stdio -32700 without).
+        let mut m =
+            br#"{"jsonrpc":"2.0","id":1,"method":"m","params":{"name":"x","junk":"?"}}"#.to_vec();
+        let at = m.iter().position(|&b| b == b'?').unwrap();
+        m[at] = 0xFF;
+        let seed = |_: &str| Some(std::marker::PhantomData::<serde::de::IgnoredAny>);
+        assert!(RawMessage::parse_request_with(&m, seed).is_none());
+        let e = RawMessage::parse(&m).unwrap_err();
+        assert_eq!(e.error.code, ErrorCode::PARSE_ERROR);
     }
 
     #[test]

@@ -63,9 +63,9 @@ mod legacy;
 mod legacy_rounds;
 mod link;
 mod lists;
-mod probe;
 #[cfg(feature = "oauth")]
 pub mod oauth;
+mod probe;
 mod retry;
 mod rounds;
 pub mod transport;

@@ -5,7 +5,8 @@ use serde_json::{Map, Value};
 use sterna_types::elicitation::{ElicitSchema, NumberKind, PrimitiveSchema, StringFormat};
 
 /// Checks submitted form values against the schema. On success returns the content with
-/// `null`s of optional fields removed, ready to decode.
+/// `null`s of optional fields removed and whole numbers of integer fields written as JSON
+/// integers (`2.0` → `2`), ready to decode.
 pub(crate) fn validate(
     schema: &ElicitSchema,
     content: &Map<String, Value>,
@@ -20,7 +21,13 @@ pub(crate) fn validate(
             }
             Some(v) => {
                 check_field(field, v).map_err(|e| format!("`{name}`: {e}"))?;
-                out.insert(name.clone(), v.clone());
+                let v = match field {
+                    PrimitiveSchema::Number(s) if s.kind == NumberKind::Integer => {
+                        integer(v).unwrap_or_else(|| v.clone())
+                    }
+                    _ => v.clone(),
+                };
+                out.insert(name.clone(), v);
             }
         }
     }
@@ -42,7 +49,7 @@ fn check_field(field: &PrimitiveSchema, v: &Value) -> Result<(), String> {
         }
         PrimitiveSchema::Number(s) => {
             let x = v.as_f64().ok_or("expected a number")?;
-            if s.kind == NumberKind::Integer && !(v.is_i64() || v.is_u64() || x.fract() == 0.0) {
+            if s.kind == NumberKind::Integer && integer(v).is_none() {
                 return Err("expected an integer".into());
             }
             if s.minimum.is_some_and(|m| x < m) || s.maximum.is_some_and(|m| x > m) {
@@ -76,6 +83,26 @@ fn check_field(field: &PrimitiveSchema, v: &Value) -> Result<(), String> {
             }
             Ok(())
         }
+    }
+}
+
+/// A whole number as a JSON integer (`2.0` → `2`, so that integer types decode it);
+/// `None` when it is not whole or does not fit in 64 bits.
+fn integer(v: &Value) -> Option<Value> {
+    if v.is_i64() || v.is_u64() {
+        return Some(v.clone());
+    }
+    let x = v.as_f64()?;
+    if x.fract() != 0.0 {
+        return None;
+    }
+    // 2^64 and -2^63 are exact as f64; `as` then converts without loss.
+    if (0.0..18_446_744_073_709_551_616.0).contains(&x) {
+        Some(Value::from(x as u64))
+    } else if (-9_223_372_036_854_775_808.0..0.0).contains(&x) {
+        Some(Value::from(x as i64))
+    } else {
+        None
     }
 }
 
@@ -153,6 +180,8 @@ mod tests {
     use super::*;
     use crate::mrtr::form::fixtures::Form;
     use crate::mrtr::form::form_schema;
+    use schemars::JsonSchema;
+    use serde::Deserialize;
     use serde_json::json;
 
     #[test]
@@ -168,6 +197,24 @@ mod tests {
             json!({"region": "eu-west-1", "replicas": 2, "confirm": true, "tags": [], "label": "toolong"}),
             json!({"replicas": 2, "confirm": true, "tags": []}),
         ] {
+            assert!(validate(s, bad.as_object().unwrap()).is_err(), "{bad}");
+        }
+    }
+
+    #[test]
+    fn whole_numbers_of_integer_fields_decode() {
+        #[derive(Deserialize, JsonSchema)]
+        struct Count {
+            n: u8,
+            m: i32,
+        }
+        let s = &form_schema::<Count>().unwrap().schema;
+        let given = json!({"n": 2.0, "m": -3.0});
+        let out = validate(s, given.as_object().unwrap()).unwrap();
+        assert_eq!(Value::Object(out.clone()), json!({"n": 2, "m": -3}));
+        let c: Count = serde_json::from_value(Value::Object(out)).unwrap();
+        assert_eq!((c.n, c.m), (2, -3));
+        for bad in [json!({"n": 2.5, "m": 1}), json!({"n": 1, "m": 1e300})] {
             assert!(validate(s, bad.as_object().unwrap()).is_err(), "{bad}");
         }
     }

@@ -4,8 +4,8 @@
 //! the question builders ([`form`], [`url`], [`sampling`], [`roots`]), the typed answers
 //! ([`Elicitation`]) and the declarative [`Plan`]s.
 
-mod check;
-mod form;
+pub(crate) mod check;
+pub(crate) mod form;
 mod order;
 mod plan;
 mod question;

@@ -33,7 +33,7 @@ mod resource;
 mod response;
 mod round;
 mod tool;
-mod uri_template;
+pub(crate) mod uri_template;
 
 pub use crate::mirror::ParamKind;
 pub use builder::{NeedsKeys, ServerBuilder};

@@ -13,6 +13,11 @@ enum Part {
     },
 }
 
+/// A part as the fuzz target sees it: a literal, or a variable's name and whether it is
+/// reserved.
+#[cfg(feature = "fuzzing")]
+pub(crate) type PartView<'a> = (Option<&'a str>, Option<(&'a str, bool)>);
+
 /// A parsed URI template.
 #[derive(Debug, Clone, PartialEq)]
 pub(crate) struct UriTemplate {
@@ -54,6 +59,18 @@ impl UriTemplate {
         Ok(Self { parts })
     }
 
+    /// The parts in order: `(Some(literal), None)` or `(None, Some((name, reserved)))`.
+    #[cfg(feature = "fuzzing")]
+    pub(crate) fn parts(&self) -> Vec<PartView<'_>> {
+        self.parts
+            .iter()
+            .map(|p| match p {
+                Part::Literal(l) => (Some(l.as_str()), None),
+                Part::Var { name, reserved } => (None, Some((name.as_str(), *reserved))),
+            })
+            .collect()
+    }
+
     /// The variables of `uri`, when it matches.
     pub(crate) fn matches(&self, uri: &str) -> Option<BTreeMap<String, String>> {
         let mut vars = BTreeMap::new();
@@ -85,7 +102,12 @@ fn percent_decode(s: &str) -> Option<String> {
     let mut i = 0;
     while i < b.len() {
         if b[i] == b'%' {
-            let hex = s.get(i + 1..i + 3)?;
+            // Exactly two hex digits (`from_str_radix` alone would take `%+1`).
+            let hex = b.get(i + 1..i + 3)?;
+            if !hex.iter().all(u8::is_ascii_hexdigit) {
+                return None;
+            }
+            let hex = std::str::from_utf8(hex).ok()?;
             out.push(u8::from_str_radix(hex, 16).ok()?);
             i += 3;
         } else {
@@ -115,5 +137,16 @@ mod tests {
         assert!(UriTemplate::parse("x://{a}{b}").is_err());
         assert!(UriTemplate::parse("x://{a").is_err());
         assert!(UriTemplate::parse("x://{?q}").is_err());
+    }
+
+    #[test]
+    fn percent_escapes_are_two_hex_digits() {
+        let t = UriTemplate::parse("x://{a}").unwrap();
+        assert_eq!(t.matches("x://%41%2f").unwrap()["a"], "A/");
+        for bad in [
+            "x://%+1", "x://%-1", "x://% 1", "x://%4", "x://%G1", "x://%é",
+        ] {
+            assert!(t.matches(bad).is_none(), "{bad}");
+        }
     }
 }

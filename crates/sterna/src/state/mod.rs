@@ -9,11 +9,13 @@
 //! arguments, an unknown key, oversized — is answered with `-32602` and a message that
 //! says nothing more than "invalid requestState".
 
-mod codec;
+pub(crate) mod codec;
 pub(crate) mod digest;
 mod flow;
 mod keys;
 mod replay;
+#[cfg(test)]
+mod tamper;
 
 pub(crate) use codec::{Binding, Carried, FlowState};
 pub(crate) use flow::Refused;

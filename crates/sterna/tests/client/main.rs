@@ -13,6 +13,7 @@ mod child;
 mod driver;
 mod end_to_end;
 mod era;
+mod hostile;
 mod legacy;
 mod legacy_http;
 mod meta_order;

@@ -15,12 +15,12 @@ mod jwks;
 mod jwt;
 mod layers;
 mod legacy;
-mod oidc;
-mod protected;
 #[cfg(feature = "oauth")]
 mod oauth;
 #[cfg(feature = "oauth")]
 mod oauth_mock;
+mod oidc;
+mod protected;
 mod streams;
 #[cfg(feature = "tls")]
 mod tls;

@@ -3,6 +3,7 @@
 //! ignored).
 
 use super::connect::HttpClient;
+use super::sse::{Event, SseParser};
 use super::{NotificationSink, Outgoing, Transport};
 use crate::client::error::ConfigError;
 use crate::client::error::TransportError;
@@ -12,7 +13,7 @@ use futures_util::future::BoxFuture;
 use http::header::{ACCEPT, CONTENT_TYPE};
 use http::{HeaderMap, HeaderName, HeaderValue, Request, Uri};
 use http_body_util::{BodyExt, Full};
-use sterna_types::jsonrpc::{Incoming, RawMessage};
+use sterna_types::jsonrpc::{Incoming, RawMessage, RequestId};
 
 /// The Streamable HTTP client transport.
 #[derive(Clone)]
@@ -84,40 +85,12 @@ impl HttpTransport {
             .get(CONTENT_TYPE)
             .and_then(|v| v.to_str().ok())
             .is_some_and(|c| c.starts_with("text/event-stream"));
-        let mut body = response.into_body();
+        let body = response.into_body();
         let limit = self.max_response;
-        if !sse {
-            return read_json(body, limit, status.as_u16()).await;
-        }
-        let mut parser = SseParser::default();
-        loop {
-            let frame = match body.frame().await {
-                None => return Err(TransportError::StreamBroken),
-                Some(Err(_)) => return Err(TransportError::StreamBroken),
-                Some(Ok(f)) => f,
-            };
-            let Ok(data) = frame.into_data() else {
-                continue;
-            };
-            for message in parser.push(&data) {
-                match RawMessage::parse(message.as_bytes()) {
-                    Ok(Incoming::Result { id, .. } | Incoming::Error { id: Some(id), .. })
-                        if id == req.id =>
-                    {
-                        return Ok(message.into_bytes());
-                    }
-                    Ok(Incoming::Notification { .. }) => sink(message.as_bytes()),
-                    Ok(Incoming::Request { method, .. }) => {
-                        tracing::warn!(%method, "ignoring a request on a response stream (2026-07-28 servers send none)");
-                    }
-                    Ok(_) => {
-                        tracing::warn!("ignoring a response to another request on this stream")
-                    }
-                    Err(e) => {
-                        tracing::warn!(error = %e.error, "unreadable event on the response stream")
-                    }
-                }
-            }
+        if sse {
+            read_sse(body, limit, &req.id, &sink).await
+        } else {
+            read_json(body, limit, status.as_u16()).await
         }
     }
 }
@@ -154,14 +127,8 @@ impl HttpTransport {
     }
 }
 
-pub(super) fn config_url(url: &str, reason: String) -> TransportError {
-    TransportError::Config(ConfigError::Url {
-        url: url.to_owned(),
-        reason,
-    })
-}
-
-/// A JSON answer: the JSON-RPC response, whatever the status (errors come with 4xx).
+/// A JSON answer: at most `limit` bytes, and a JSON-RPC response (whatever the status:
+/// errors come with 4xx).
 async fn read_json(
     body: hyper::body::Incoming,
     limit: usize,
@@ -190,6 +157,70 @@ async fn read_json(
     Err(TransportError::Http { status, body: text })
 }
 
+/// An SSE answer: notifications go to `sink` until the response to `id` arrives. What
+/// the stream carries for this request, all events together, is at most `limit` bytes
+/// (and so is each event): past that the request fails, whatever the server keeps sending.
+async fn read_sse(
+    mut body: hyper::body::Incoming,
+    limit: usize,
+    id: &RequestId,
+    sink: &NotificationSink,
+) -> Result<Vec<u8>, TransportError> {
+    let mut parser = SseParser::new(limit);
+    let mut received = 0usize;
+    let mut events = Vec::new();
+    loop {
+        let frame = match body.frame().await {
+            None | Some(Err(_)) => return Err(TransportError::StreamBroken),
+            Some(Ok(f)) => f,
+        };
+        let Ok(data) = frame.into_data() else {
+            continue;
+        };
+        received = received.saturating_add(data.len());
+        if received > limit {
+            return Err(TransportError::TooLarge { limit });
+        }
+        let pushed = parser.push(&data, &mut events);
+        for event in events.drain(..) {
+            if let Some(answer) = read_event(event, id, sink) {
+                return Ok(answer);
+            }
+        }
+        pushed.map_err(|e| TransportError::TooLarge { limit: e.limit })?;
+    }
+}
+
+/// One event of a response stream: the response to `id` (returned), a notification (to
+/// `sink`), or something to log and skip.
+fn read_event(event: Event, id: &RequestId, sink: &NotificationSink) -> Option<Vec<u8>> {
+    let Event::Data(message) = event else {
+        tracing::warn!("skipping an event that is not UTF-8 on the response stream");
+        return None;
+    };
+    match RawMessage::parse(message.as_bytes()) {
+        Ok(Incoming::Result { id: got, .. } | Incoming::Error { id: Some(got), .. })
+            if got == *id =>
+        {
+            return Some(message.into_bytes());
+        }
+        Ok(Incoming::Notification { .. }) => sink(message.as_bytes()),
+        Ok(Incoming::Request { method, .. }) => {
+            tracing::warn!(%method, "ignoring a request on a response stream (2026-07-28 servers send none)");
+        }
+        Ok(_) => tracing::warn!("ignoring a response to another request on this stream"),
+        Err(e) => tracing::warn!(error = %e.error, "unreadable event on the response stream"),
+    }
+    None
+}
+
+pub(super) fn config_url(url: &str, reason: String) -> TransportError {
+    TransportError::Config(ConfigError::Url {
+        url: url.to_owned(),
+        reason,
+    })
+}
+
 impl Transport for HttpTransport {
     fn request(
         &self,
@@ -201,48 +232,5 @@ impl Transport for HttpTransport {
 
     fn uses_headers(&self) -> bool {
         true
-    }
-}
-
-/// An incremental SSE parser: yields the `data` of each event; comments, `event:`, `id:`
-/// and `retry:` lines are ignored.
-#[derive(Default)]
-struct SseParser {
-    buf: String,
-    data: String,
-}
-
-impl SseParser {
-    fn push(&mut self, chunk: &[u8]) -> Vec<String> {
-        self.buf.push_str(&String::from_utf8_lossy(chunk));
-        let mut out = Vec::new();
-        while let Some(nl) = self.buf.find('\n') {
-            let line: String = self.buf.drain(..=nl).collect();
-            let line = line.trim_end_matches(['\n', '\r']);
-            if line.is_empty() {
-                if !self.data.is_empty() {
-                    out.push(std::mem::take(&mut self.data));
-                }
-            } else if let Some(rest) = line.strip_prefix("data:") {
-                if !self.data.is_empty() {
-                    self.data.push('\n');
-                }
-                self.data.push_str(rest.strip_prefix(' ').unwrap_or(rest));
-            }
-        }
-        out
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::SseParser;
-
-    #[test]
-    fn sse_parsing() {
-        let mut p = SseParser::default();
-        assert!(p.push(b": keep-alive\n\nevent: message\nda").is_empty());
-        assert_eq!(p.push(b"ta: {\"a\":1}\n\n"), vec!["{\"a\":1}"]);
-        assert_eq!(p.push(b"data: x\r\ndata: y\r\n\r\n"), vec!["x\ny"]);
     }
 }

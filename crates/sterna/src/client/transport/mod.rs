@@ -9,6 +9,8 @@ mod http;
 mod http_auth;
 #[cfg(feature = "http")]
 mod http_builder;
+#[cfg(any(feature = "http", feature = "fuzzing"))]
+pub(crate) mod sse;
 mod stdio;
 mod stream;
 

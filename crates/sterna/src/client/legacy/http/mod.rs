@@ -9,7 +9,6 @@
 mod get;
 mod probe;
 mod read;
-mod sse;
 mod stream;
 
 pub(crate) use probe::probe;

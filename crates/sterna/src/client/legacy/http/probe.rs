@@ -2,10 +2,10 @@
 //! JSON-RPC message its body (JSON or SSE) carries.
 
 use super::read::{Events, error_text, is_sse, read_all};
-use super::sse::SseParser;
 use crate::client::era::Verdict;
 use crate::client::error::{ClientError, TransportError};
 use crate::client::probe::{judge_http, probe_id};
+use crate::client::transport::sse::SseParser;
 use crate::client::transport::{HttpTransport, Kind, kind_of};
 use bytes::Bytes;
 use http::Method;

@@ -1,7 +1,7 @@
 //! Reading HTTP answers: a bounded JSON body, or an SSE stream event by event.
 
-use super::sse::SseParser;
 use crate::client::error::TransportError;
+use crate::client::transport::sse::{Event, SseParser};
 use http_body_util::BodyExt;
 use hyper::body::Incoming;
 use std::collections::VecDeque;
@@ -80,7 +80,14 @@ impl Events {
             }
             let mut out = Vec::new();
             let pushed = parser.push(&data, &mut out);
-            self.ready.extend(out);
+            self.ready
+                .extend(out.into_iter().filter_map(|event| match event {
+                    Event::Data(message) => Some(message),
+                    Event::Unreadable => {
+                        tracing::warn!("skipping an SSE event whose data is not UTF-8");
+                        None
+                    }
+                }));
             if let Err(e) = pushed {
                 return Err(TransportError::TooLarge { limit: e.limit });
             }

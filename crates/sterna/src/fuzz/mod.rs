@@ -1,0 +1,76 @@
+//! The fuzz targets' bodies (feature `fuzzing`; not a stable API).
+//!
+//! One function per decoder of untrusted input, each asserting its own invariants (no
+//! panic is the floor). `fuzz/` (cargo-fuzz) and the corpus replay test
+//! (`tests/fuzz_corpus.rs`) call these same functions, so a corpus input means the same
+//! thing to both.
+
+mod client;
+mod form;
+mod server;
+mod state;
+mod text;
+
+use std::sync::OnceLock;
+
+/// A current-thread runtime shared by the async targets.
+fn runtime() -> &'static tokio::runtime::Runtime {
+    static RT: OnceLock<tokio::runtime::Runtime> = OnceLock::new();
+    RT.get_or_init(|| {
+        tokio::runtime::Builder::new_current_thread()
+            .enable_time()
+            .build()
+            .expect("a current-thread runtime builds")
+    })
+}
+
+/// JSON-RPC messages into a real server (tools, a declarative form with every kind of
+/// field, a single-use tool, a prompt, resource templates), read both ways a transport
+/// reads them; every request answered once, with valid JSON-RPC, the same both ways.
+pub fn jsonrpc_server(data: &[u8]) {
+    server::run(data);
+}
+
+/// A hostile server's answers, read by a real client; stable re-encoding of what decodes.
+pub fn jsonrpc_client(data: &[u8]) {
+    client::run(data);
+}
+
+/// The client's SSE parser: the same events however the bytes are chunked.
+pub fn sse(data: &[u8]) {
+    text::sse(data);
+}
+
+/// `requestState` open: nothing forged opens; `open(seal(x)) == x`.
+pub fn state_open(data: &[u8]) {
+    state::run(data);
+}
+
+/// Form answers validated against a requested schema.
+pub fn form(data: &[u8]) {
+    form::run(data);
+}
+
+/// The `Mcp-Name` / `Mcp-Param-*` value codec: `decode(encode(s)) == s`.
+pub fn header_value(data: &[u8]) {
+    text::header_value(data);
+}
+
+/// URI templates: matching, and matching what an expansion produced.
+pub fn uri_template(data: &[u8]) {
+    text::uri_template(data);
+}
+
+/// A target's body.
+pub type Target = fn(&[u8]);
+
+/// Every target, by the name of its `fuzz/fuzz_targets/<name>.rs` and corpus folder.
+pub const TARGETS: &[(&str, Target)] = &[
+    ("jsonrpc_server", jsonrpc_server),
+    ("jsonrpc_client", jsonrpc_client),
+    ("sse", sse),
+    ("state_open", state_open),
+    ("form", form),
+    ("header_value", header_value),
+    ("uri_template", uri_template),
+];
