@@ -268,6 +268,36 @@ mod tests {
         );
     }
 
+    /// A state sealed for `tools/call` of a target does not open for another method with a
+    /// target of the same name (a prompt or a resource called like the tool), nor for
+    /// another audience.
+    #[test]
+    fn the_method_and_audience_are_bound_on_their_own() {
+        let keys = StateKeys::ephemeral();
+        let d = [1u8; 32];
+        let b = binding("alice", "report", &d);
+        let token = seal(&keys, &b, &payload());
+        assert!(open(&keys, &b, &token, 4096, 1100, 0).is_ok());
+        for method in ["prompts/get", "resources/read", "tools/call "] {
+            let other = Binding {
+                method,
+                ..binding("alice", "report", &d)
+            };
+            assert_eq!(
+                open(&keys, &other, &token, 4096, 1100, 0),
+                Err(OpenError::Forged)
+            );
+        }
+        let elsewhere = Binding {
+            audience: "other",
+            ..binding("alice", "report", &d)
+        };
+        assert_eq!(
+            open(&keys, &elsewhere, &token, 4096, 1100, 0),
+            Err(OpenError::Forged)
+        );
+    }
+
     #[test]
     fn rotation() {
         let old = StateKeys::generate_base64();
