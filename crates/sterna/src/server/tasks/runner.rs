@@ -32,20 +32,23 @@ impl Server {
         let Some(tasks) = &self.inner.tasks else {
             return;
         };
-        let rec = match tasks.load_any(&id).await {
-            Ok(Some(r)) if r.run == run && r.status == TaskStatus::Working => r,
-            _ => return,
-        };
+        // Registered before the record is read, so a cancel never falls in between.
         let token = CancellationToken::new();
         tasks.running().insert(id.clone(), (run, token.clone()));
-        let ending = self.run_handler(tasks, &id, &rec, principal, &token).await;
+        let ending = match tasks.load_any(&id).await {
+            Ok(Some(rec)) if rec.run == run && rec.status == TaskStatus::Working => self
+                .run_handler(tasks, &id, &rec, principal, &token)
+                .await
+                .map(|e| (rec, e)),
+            _ => None,
+        };
         {
             let mut running = tasks.running();
             if running.get(&id).is_some_and(|(r, _)| *r == run) {
                 running.remove(&id);
             }
         }
-        let Some(ending) = ending else { return };
+        let Some((rec, ending)) = ending else { return };
         let now = now_ms();
         let settled = tasks
             .modify(&id, &rec.audience, &rec.principal, |r| {
