@@ -83,7 +83,7 @@ pub struct Task {
 
 /// A task with what its status adds: `inputRequests` (`input_required`), `result`
 /// (`completed`) or `error` (`failed`).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct DetailedTask {
     /// The task.
@@ -116,7 +116,7 @@ pub struct CreateTaskResult {
 }
 
 /// The answer to `tasks/get`: `resultType: "complete"` and the detailed task, flat.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct GetTaskResult {
     /// Always [`ResultType::Complete`].
@@ -128,6 +128,71 @@ pub struct GetTaskResult {
     /// Metadata.
     #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
     pub meta: Option<ResultMeta>,
+}
+
+/// Every member of a detailed task, read without `flatten` (which cannot buffer the raw
+/// values questions are decoded from).
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct Flat {
+    #[serde(default)]
+    result_type: ResultType,
+    task_id: String,
+    status: TaskStatus,
+    #[serde(default)]
+    status_message: Option<String>,
+    created_at: String,
+    last_updated_at: String,
+    #[serde(default)]
+    ttl_ms: Option<u64>,
+    #[serde(default)]
+    poll_interval_ms: Option<u64>,
+    #[serde(default)]
+    input_requests: Option<InputRequests>,
+    #[serde(default)]
+    result: Option<Value>,
+    #[serde(default)]
+    error: Option<ErrorObject>,
+    #[serde(rename = "_meta", default)]
+    meta: Option<ResultMeta>,
+}
+
+impl Flat {
+    fn split(self) -> (ResultType, DetailedTask, Option<ResultMeta>) {
+        let task = Task {
+            task_id: self.task_id,
+            status: self.status,
+            status_message: self.status_message,
+            created_at: self.created_at,
+            last_updated_at: self.last_updated_at,
+            ttl_ms: self.ttl_ms,
+            poll_interval_ms: self.poll_interval_ms,
+        };
+        let detailed = DetailedTask {
+            task,
+            input_requests: self.input_requests,
+            result: self.result,
+            error: self.error,
+        };
+        (self.result_type, detailed, self.meta)
+    }
+}
+
+impl<'de> Deserialize<'de> for DetailedTask {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        Flat::deserialize(d).map(|f| f.split().1)
+    }
+}
+
+impl<'de> Deserialize<'de> for GetTaskResult {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let (result_type, task, meta) = Flat::deserialize(d)?.split();
+        Ok(Self {
+            result_type,
+            task,
+            meta,
+        })
+    }
 }
 
 /// The params of `tasks/get` and `tasks/cancel`.
@@ -181,5 +246,16 @@ mod tests {
         assert!(v.get("task").is_none() && v.get("requestState").is_none());
         let back: CreateTaskResult = serde_json::from_value(v).unwrap();
         assert_eq!(back, r);
+    }
+
+    #[test]
+    fn get_result_with_questions_reads_back() {
+        let text = r#"{"resultType":"complete","taskId":"t","status":"input_required",
+            "createdAt":"a","lastUpdatedAt":"b","ttlMs":null,
+            "inputRequests":{"k":{"method":"elicitation/create","params":{"mode":"form",
+            "message":"m","requestedSchema":{"type":"object","properties":{}}}}}}"#;
+        let r: GetTaskResult = serde_json::from_str(text).unwrap();
+        assert_eq!(r.task.task.status, TaskStatus::InputRequired);
+        assert!(r.task.input_requests.unwrap().contains_key("k"));
     }
 }
