@@ -217,14 +217,14 @@ impl<'s, 'a> Round<'s, 'a> {
             Err(()) => return Some(Err(ErrorObject::internal("Internal error"))),
         };
         if ctx.task_ready() {
-            return Some(self.into_task(&ctx).await);
+            return Some(self.start_task(&ctx).await);
         }
         Some(self.respond(&ctx, produced))
     }
 
     /// Every declared question is answered: the task is created with those answers
     /// (never a `requestState` again).
-    async fn into_task(&mut self, ctx: &Context) -> Result<Box<RawValue>, ErrorObject> {
+    async fn start_task(&self, ctx: &Context) -> Result<Box<RawValue>, ErrorObject> {
         let Some(resolver) = ctx.take_resolver() else {
             return Err(ErrorObject::internal("Internal error"));
         };

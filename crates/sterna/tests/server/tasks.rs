@@ -524,7 +524,10 @@ async fn hostile_updates_are_ignored_or_refused() {
             Ok(ack) => assert_eq!(ack["resultType"], "complete"),
             Err((code, _)) => assert_eq!(code, -32602, "{answers}"),
         }
-        assert_eq!(keys(&get(&srv, anon(), &id).await.unwrap()), [key.clone()]);
+        assert_eq!(
+            keys(&get(&srv, anon(), &id).await.unwrap()),
+            std::slice::from_ref(&key)
+        );
     }
     assert_eq!(
         update(&srv, anon(), &id, json!([1, 2]))
