@@ -91,7 +91,9 @@ impl<'a> Prepared<'a> {
             }
             // The one-pass reader leaves this method's params raw.
             ("subscriptions/listen", _) => {
-                return Ok(Box::pin(super::listen::listen(server, id, raw, env)));
+                return Ok(Box::pin(async move {
+                    super::listen::listen(server, id, raw, &meta, env).await
+                }));
             }
             (m, _) => Err(ErrorObject::method_not_found(m)),
         };

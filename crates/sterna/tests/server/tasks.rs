@@ -456,6 +456,10 @@ async fn the_gate_comes_before_any_lookup() {
     .await
     .unwrap();
     assert_eq!(r["resultType"], "complete");
+    // Asking for task notifications without declaring the extension is -32021 too.
+    let listen = json!({"notifications": {"taskIds": ["x"]}});
+    let r = send(&srv, anon(), "subscriptions/listen", listen, false).await;
+    assert_eq!(r.unwrap_err().0, -32021);
     for method in ["tasks/result", "tasks/list"] {
         assert_eq!(
             send(&srv, anon(), method, json!({"taskId": "x"}), true)
