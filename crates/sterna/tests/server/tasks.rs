@@ -488,6 +488,29 @@ async fn the_gate_comes_before_any_lookup() {
 }
 
 #[tokio::test]
+async fn an_in_task_question_the_creator_cannot_answer_fails_the_task() {
+    let (srv, e) = server();
+    let mut params = json!({"name": "wizard", "arguments": {}});
+    params["_meta"] = json!({
+        "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+        "io.modelcontextprotocol/clientCapabilities": {"extensions": { EXT: {} }},
+    });
+    let raw = RawValue::from_string(params.to_string()).unwrap();
+    let r = srv
+        .handle(RequestId::Number(1), "tools/call", Some(&raw), anon())
+        .await
+        .unwrap();
+    let created: Value = serde_json::from_str(r.body.unwrap().get()).unwrap();
+    let id = task_id(&created);
+    // Gated on the creating request's capabilities (no elicitation): never parked.
+    let t = wait(&srv, anon(), &id, "failed").await;
+    assert_eq!(t["error"]["code"], -32021);
+    assert!(t["statusMessage"].is_string());
+    assert!(t.get("result").is_none());
+    assert_eq!(e.wizard.load(Ordering::SeqCst), 0);
+}
+
+#[tokio::test]
 async fn mrtr_questions_first_then_the_task() {
     let (srv, _) = server();
     let r1 = call(&srv, anon(), "greet_later").await;
