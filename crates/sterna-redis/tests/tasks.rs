@@ -248,3 +248,69 @@ async fn the_store_swaps_by_version_and_expires() {
     assert!(store.load("t1").await.unwrap().is_none(), "expired");
     assert!(!store.swap("t1", 2, b"late".to_vec(), keep).await.unwrap());
 }
+
+#[tokio::test]
+async fn records_in_redis_are_sealed_so_altered_or_swapped_ones_are_unknown() {
+    let redis = harness::Server::start();
+    let e = Arc::new(Effects::default());
+    let a = replica(&redis.url, &e).await;
+    let call = json!({"name": "wizard", "arguments": {}});
+    let one = send(&a, env(), "tools/call", call.clone()).await.unwrap()["taskId"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    let two = send(&a, env(), "tools/call", call).await.unwrap()["taskId"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    let client = redis::Client::open(redis.url.as_str()).unwrap();
+    let mut conn = client.get_multiplexed_async_connection().await.unwrap();
+    let (k1, k2) = (format!("fleet:task:{one}"), format!("fleet:task:{two}"));
+    let raw: Vec<u8> = redis::cmd("HGET")
+        .arg(&k1)
+        .arg("d")
+        .query_async(&mut conn)
+        .await
+        .unwrap();
+    assert!(
+        !raw.windows(6).any(|w| w == b"wizard"),
+        "the record is not readable in Redis"
+    );
+    // Task two's record moved under task one's id: refused.
+    let moved: Vec<u8> = redis::cmd("HGET")
+        .arg(&k2)
+        .arg("d")
+        .query_async(&mut conn)
+        .await
+        .unwrap();
+    let _: () = redis::cmd("HSET")
+        .arg(&k1)
+        .arg("d")
+        .arg(moved)
+        .query_async(&mut conn)
+        .await
+        .unwrap();
+    assert_eq!(
+        send(&a, env(), "tasks/get", json!({"taskId": one}))
+            .await
+            .unwrap_err(),
+        -32602
+    );
+    // One flipped byte: refused.
+    let mut bad = raw.clone();
+    let last = bad.len() - 1;
+    bad[last] ^= 1;
+    let _: () = redis::cmd("HSET")
+        .arg(&k2)
+        .arg("d")
+        .arg(bad)
+        .query_async(&mut conn)
+        .await
+        .unwrap();
+    assert_eq!(
+        send(&a, env(), "tasks/get", json!({"taskId": two}))
+            .await
+            .unwrap_err(),
+        -32602
+    );
+}

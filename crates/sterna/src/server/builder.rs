@@ -269,7 +269,14 @@ impl ServerBuilder<StateKeys> {
                 .store
                 .clone()
                 .unwrap_or_else(|| Arc::new(MemoryTaskStore::default()));
-            Tasks::new(store, self.tasks.ttl, self.tasks.poll)
+            let keys = state.keys.clone();
+            Tasks::new(
+                store,
+                keys,
+                info.name.clone(),
+                self.tasks.ttl,
+                self.tasks.poll,
+            )
         });
         let lists = Lists::build(
             &info,

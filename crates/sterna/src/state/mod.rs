@@ -14,6 +14,7 @@ pub(crate) mod digest;
 mod flow;
 mod keys;
 mod replay;
+pub(crate) mod sealed;
 #[cfg(test)]
 mod tamper;
 

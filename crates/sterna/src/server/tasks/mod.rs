@@ -40,6 +40,9 @@ pub enum TaskSupport {
 /// The server's tasks: where they are stored, their lifetimes, the runs in this process.
 pub(crate) struct Tasks {
     pub(crate) store: Arc<dyn TaskStore>,
+    /// Records are sealed at rest with the state keys, bound to the server and the id.
+    pub(crate) keys: Arc<crate::state::StateKeys>,
+    pub(crate) audience: String,
     pub(crate) ttl: Duration,
     pub(crate) poll: Duration,
     /// The largest encoded record accepted (answers that would grow it beyond are refused).
@@ -60,9 +63,17 @@ impl std::fmt::Debug for Tasks {
 }
 
 impl Tasks {
-    pub(crate) fn new(store: Arc<dyn TaskStore>, ttl: Duration, poll: Duration) -> Self {
+    pub(crate) fn new(
+        store: Arc<dyn TaskStore>,
+        keys: Arc<crate::state::StateKeys>,
+        audience: String,
+        ttl: Duration,
+        poll: Duration,
+    ) -> Self {
         Self {
             store,
+            keys,
+            audience,
             ttl,
             poll,
             max_record: 256 * 1024,

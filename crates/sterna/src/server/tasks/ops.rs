@@ -3,6 +3,7 @@
 
 use super::record::{TaskRecord, now_ms};
 use super::{Tasks, short};
+use crate::state::sealed;
 use std::time::Duration;
 use sterna_types::error::ErrorObject;
 
@@ -29,7 +30,8 @@ impl Tasks {
         Duration::from_millis(end.saturating_sub(now_ms())) + GRACE
     }
 
-    pub(crate) fn encode(&self, rec: &TaskRecord) -> Result<Vec<u8>, ErrorObject> {
+    /// The record, sealed for the store (bound to this server and `id`).
+    pub(crate) fn encode(&self, id: &str, rec: &TaskRecord) -> Result<Vec<u8>, ErrorObject> {
         let bytes = serde_json::to_vec(rec).expect("records serialize");
         if bytes.len() > self.max_record {
             return Err(ErrorObject::invalid_params(format!(
@@ -37,7 +39,28 @@ impl Tasks {
                 self.max_record
             )));
         }
-        Ok(bytes)
+        Ok(sealed::seal_bytes(
+            &self.keys,
+            &[&self.audience, id],
+            &bytes,
+        ))
+    }
+
+    /// A record from the store; `None` when it does not open (another server's, altered,
+    /// sealed under a retired key) or does not decode.
+    pub(crate) fn decode(&self, id: &str, bytes: &[u8]) -> Option<TaskRecord> {
+        let Some(plain) = sealed::open_bytes(&self.keys, &[&self.audience, id], bytes) else {
+            tracing::warn!(
+                task = short(id),
+                "a task record does not open (altered, or another server's)"
+            );
+            return None;
+        };
+        serde_json::from_slice(&plain)
+            .map_err(
+                |e| tracing::error!(task = short(id), error = %e, "a task record does not decode"),
+            )
+            .ok()
     }
 
     /// The record, if `principal` of `audience` may see it and it has not expired.
@@ -54,10 +77,7 @@ impl Tasks {
         let Some(stored) = stored else {
             return Err(not_found());
         };
-        let rec: TaskRecord = serde_json::from_slice(&stored.bytes).map_err(|e| {
-            tracing::error!(task = short(id), error = %e, "a task record does not decode");
-            not_found()
-        })?;
+        let rec = self.decode(id, &stored.bytes).ok_or_else(not_found)?;
         if rec.audience != audience || rec.principal != principal || rec.expired(now_ms()) {
             return Err(not_found());
         }
@@ -78,7 +98,7 @@ impl Tasks {
             let Some(r) = change(&mut rec) else {
                 return Ok((rec, None));
             };
-            let bytes = self.encode(&rec)?;
+            let bytes = self.encode(id, &rec)?;
             let keep = Self::keep(&rec);
             if self
                 .store
@@ -98,12 +118,12 @@ impl Tasks {
 
     /// Stores a new record under a fresh id (≥ 128 random bits).
     pub(crate) async fn insert(&self, rec: &TaskRecord) -> Result<String, ErrorObject> {
-        let bytes = self.encode(rec)?;
         for _ in 0..4 {
             let id = new_id();
+            let bytes = self.encode(&id, rec)?;
             let created = self
                 .store
-                .create(&id, bytes.clone(), Self::keep(rec))
+                .create(&id, bytes, Self::keep(rec))
                 .await
                 .map_err(store_failed)?;
             if created {

@@ -166,7 +166,7 @@ impl Tasks {
     /// could not answer.
     pub(crate) async fn load_any(&self, id: &str) -> Result<Option<TaskRecord>, ()> {
         match self.store.load(id).await {
-            Ok(Some(stored)) => Ok(serde_json::from_slice(&stored.bytes).ok()),
+            Ok(Some(stored)) => Ok(self.decode(id, &stored.bytes)),
             Ok(None) => Ok(None),
             Err(e) => {
                 tracing::warn!(task = short(id), error = %e, "task store failed");
