@@ -111,6 +111,10 @@ async fn manual(client: &Client, call: Call<CallToolResult>) -> Result<CallToolR
     loop {
         match step {
             Step::Complete(r) => return Ok(r),
+            Step::Task(task) => {
+                println!("task: {}", task.status());
+                return client.follow(task).await.map_err(|e| e.to_string());
+            }
             Step::InputRequired(p) => {
                 let keys: Vec<&String> = p.requests().keys().collect();
                 println!(

@@ -5,7 +5,7 @@ use crate::exit::CliError;
 use crate::target::Conn;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
-use sterna::client::{Call, CallResult, ClientError, GaveUp, Step};
+use sterna::client::{Call, CallResult, ClientError, GaveUp, RunningTask, Step};
 
 /// The most rounds one call may take.
 const MAX_ROUNDS: u32 = 10;
@@ -43,12 +43,33 @@ pub(crate) async fn run<T: CallResult>(
     result
 }
 
+/// Follows a task to its end: its status on a spinner (see `notify.rs`), its questions
+/// answered from the terminal; Ctrl-C drops the call, which cancels the task.
+async fn follow<T: CallResult>(
+    conn: &Conn,
+    task: RunningTask<T>,
+    trace: Trace,
+) -> Result<T, CliError> {
+    if trace == Trace::Legs {
+        println!(
+            "← task ({}): the server runs the call; polling tasks/get",
+            task.status()
+        );
+    }
+    conn.client
+        .follow_with(task, |requests| async move {
+            conn.answerer.round(&requests).await
+        })
+        .await
+}
+
 async fn rounds<T: CallResult>(conn: &Conn, call: Call<T>, trace: Trace) -> Result<T, CliError> {
     let mut step = conn.client.start(call).await?;
     let mut state_only = 0u32;
     loop {
         let pending = match step {
             Step::Complete(t) => return Ok(t),
+            Step::Task(task) => return follow(conn, task, trace).await,
             Step::InputRequired(p) => p,
         };
         if pending.round() >= MAX_ROUNDS {

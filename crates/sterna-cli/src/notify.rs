@@ -104,6 +104,7 @@ fn draw(ui: Ui, rx: mpsc::Receiver<Event>, stale: Arc<AtomicBool>) {
                 ui.note(format!("  ⟳ resource updated: {uri}"));
             }
             "notifications/cancelled" => ui.note(format!("  the server cancelled: {params}")),
+            "notifications/tasks" => task(&ui, &mut bars, &params),
             other => ui.note(format!("  notification {other}: {params}")),
         }
     }
@@ -143,6 +144,37 @@ fn progress(ui: &Ui, bars: &mut HashMap<String, ProgressBar>, p: &Value) {
         bar.set_message(m.to_owned());
     }
     bar.tick();
+}
+
+/// A task's status, on a spinner of its own while it runs; a line when it ends.
+fn task(ui: &Ui, bars: &mut HashMap<String, ProgressBar>, p: &Value) {
+    let id = p.get("taskId").and_then(Value::as_str).unwrap_or("?");
+    // The id is a bearer handle: show only its start.
+    let short: String = id.chars().take(6).collect();
+    let status = p.get("status").and_then(Value::as_str).unwrap_or("?");
+    let note = p
+        .get("statusMessage")
+        .and_then(Value::as_str)
+        .map(|m| format!(" — {m}"))
+        .unwrap_or_default();
+    let line = format!("task {short}…: {status}{note}");
+    let key = format!("task:{id}");
+    if matches!(status, "completed" | "failed" | "cancelled") {
+        if let Some(bar) = bars.remove(&key) {
+            bar.finish_and_clear();
+        }
+        ui.note(format!("  ✓ {line}"));
+        return;
+    }
+    let bar = bars.entry(key).or_insert_with(|| {
+        let bar = ProgressBar::new_spinner().with_style(
+            ProgressStyle::with_template("  {spinner} {msg} ({elapsed})")
+                .expect("a valid template"),
+        );
+        bar.enable_steady_tick(std::time::Duration::from_millis(120));
+        ui.bars().add(bar)
+    });
+    bar.set_message(line);
 }
 
 fn log(ui: &Ui, p: &Value) {

@@ -134,8 +134,9 @@ pub(crate) fn connect(
         target.label(),
     );
     let notices = Notices::start(ui.clone());
-    let builder =
-        Client::builder("sterna", env!("CARGO_PKG_VERSION")).on_notification(notices.sink());
+    let builder = Client::builder("sterna", env!("CARGO_PKG_VERSION"))
+        .tasks(true)
+        .on_notification(notices.sink());
     let client = open(target, opts, with_handlers(builder, &answerer))?;
     let log_level = (opts.log_level != "none").then(|| opts.log_level.clone());
     Ok(Conn {

@@ -18,6 +18,7 @@
 //! | [`content`] | content blocks (text, image, audio, resource links, embedded resources) |
 //! | [`tools`], [`prompts`], [`resources`], [`completion`] | server features |
 //! | [`discover`], [`subscriptions`], [`notifications`] | `server/discover`, `subscriptions/listen`, progress, logging, cancellation |
+//! | [`tasks`] | the `io.modelcontextprotocol/tasks` extension: `Task`, `CreateTaskResult`, `tasks/get`, `tasks/update`, `tasks/cancel` |
 //! | [`legacy`] | the 2025-11-25 era: `initialize`, negotiated revisions |
 //!
 //! # Decoding rules worth knowing
@@ -45,6 +46,7 @@ pub mod result;
 pub mod roots;
 pub mod sampling;
 pub mod subscriptions;
+pub mod tasks;
 pub mod tools;
 pub mod version;
 

@@ -20,6 +20,9 @@ pub enum ResultType {
     Complete,
     /// An [`InputRequiredResult`].
     InputRequired,
+    /// A task handle (`CreateTaskResult` of the `io.modelcontextprotocol/tasks`
+    /// extension, see [`crate::tasks`]); only on a `tools/call` that declared it.
+    Task,
 }
 
 impl ResultType {
@@ -28,6 +31,7 @@ impl ResultType {
         match self {
             Self::Complete => "complete",
             Self::InputRequired => "input_required",
+            Self::Task => "task",
         }
     }
 }
@@ -50,6 +54,7 @@ impl<'de> Deserialize<'de> for ResultType {
         match s.as_ref() {
             "complete" => Ok(Self::Complete),
             "input_required" => Ok(Self::InputRequired),
+            "task" => Ok(Self::Task),
             other => Err(de::Error::custom(format_args!(
                 "unsupported resultType {other:?}"
             ))),
@@ -114,6 +119,9 @@ impl<'de, T: DeserializeOwned> Deserialize<'de> for Outcome<T> {
             ResultType::InputRequired => serde_json::from_str::<InputRequiredResult>(raw.get())
                 .map(Outcome::InputRequired)
                 .map_err(de::Error::custom),
+            ResultType::Task => Err(de::Error::custom(
+                "a task result is read as a CreateTaskResult",
+            )),
         }
     }
 }

@@ -5,6 +5,7 @@
 
 mod asks;
 mod streams;
+mod tasks;
 
 use base64::Engine;
 use schemars::JsonSchema;
@@ -469,7 +470,7 @@ fn build() -> Server {
     let b =
         Server::builder("sterna-conformance-server", env!("CARGO_PKG_VERSION")).state_keys(keys);
     let b = prompts_and_resources(extra_tools(classic_tools(mrtr_tools(b))));
-    let b = streams::tools(asks::tools(b));
+    let b = tasks::tools(streams::tools(asks::tools(b)));
     b.build().expect("the fixture is valid")
 }
 

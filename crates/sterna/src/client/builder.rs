@@ -26,6 +26,7 @@ pub struct ClientBuilder {
     send_client_info: bool,
     era_mode: EraMode,
     probe_wait: Duration,
+    tasks: bool,
 }
 
 impl std::fmt::Debug for ClientBuilder {
@@ -54,6 +55,7 @@ impl ClientBuilder {
             send_client_info: true,
             era_mode: EraMode::default(),
             probe_wait: Duration::from_secs(5),
+            tasks: false,
         }
     }
 
@@ -142,6 +144,15 @@ impl ClientBuilder {
         self
     }
 
+    /// Declares the tasks extension (`io.modelcontextprotocol/tasks`) on every request: a
+    /// server may then answer a `tools/call` with a task, which [`Client::run`] follows
+    /// to its end (polling, answering its questions with the same handlers, cancelling
+    /// it when the call is dropped or runs out of time).
+    pub fn tasks(mut self, yes: bool) -> Self {
+        self.tasks = yes;
+        self
+    }
+
     /// Leaves `clientInfo` out of `_meta`.
     pub fn without_client_info(mut self) -> Self {
         self.send_client_info = false;
@@ -161,6 +172,10 @@ impl ClientBuilder {
                 tools: h.sampling_tools.then(Default::default),
             }),
             roots: h.roots.is_some().then(Default::default),
+            extensions: self.tasks.then(|| {
+                let ext = sterna_types::tasks::EXTENSION.to_owned();
+                [(ext, Default::default())].into_iter().collect()
+            }),
             ..ClientCapabilities::default()
         }
     }

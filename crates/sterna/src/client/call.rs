@@ -116,6 +116,9 @@ pub enum Step<T> {
     Complete(T),
     /// The server asked questions: answer them and [`resume`](crate::client::Client::resume).
     InputRequired(Pending<T>),
+    /// The server made the call a task (only when the client declared the tasks
+    /// extension): [`follow`](crate::client::Client::follow) it to its end.
+    Task(super::tasks::RunningTask<T>),
 }
 
 /// A call waiting for answers. Serializable: keep it, show its questions in your own UI,

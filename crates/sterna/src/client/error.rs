@@ -309,6 +309,9 @@ pub enum GaveUp {
     Rounds(u32),
     /// Out of time.
     TimeBudget(Duration),
+    /// The task the server made of the call was cancelled (by this client before, by
+    /// another, or by the server).
+    TaskCancelled,
 }
 
 impl fmt::Display for GaveUp {
@@ -316,6 +319,7 @@ impl fmt::Display for GaveUp {
         match self {
             Self::Rounds(n) => write!(f, "still input_required after {n} rounds"),
             Self::TimeBudget(d) => write!(f, "not complete within {d:?}"),
+            Self::TaskCancelled => f.write_str("the task was cancelled"),
         }
     }
 }

@@ -36,6 +36,9 @@ pub enum ServerEvent {
     Progress(ProgressNotificationParams),
     /// `notifications/message`.
     Log(LoggingMessageNotificationParams),
+    /// `notifications/tasks`: a task's new state (also raised by the client itself
+    /// while it follows a task, for each change it sees).
+    Task(Box<sterna_types::tasks::DetailedTask>),
     /// Any other notification.
     Other {
         /// Its method.
@@ -74,6 +77,9 @@ impl ServerEvent {
                 }),
             "notifications/progress" => serde_json::from_value(p).ok().map(Self::Progress),
             "notifications/message" => serde_json::from_value(p).ok().map(Self::Log),
+            "notifications/tasks" => serde_json::from_value(p)
+                .ok()
+                .map(|t| Self::Task(Box::new(t))),
             _ => None,
         };
         Some(typed.unwrap_or(Self::Other { method, params }))

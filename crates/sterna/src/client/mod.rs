@@ -68,6 +68,7 @@ pub mod oauth;
 mod probe;
 mod retry;
 mod rounds;
+mod tasks;
 pub mod transport;
 
 pub use builder::ClientBuilder;
@@ -79,3 +80,4 @@ pub use error::{
 };
 pub use events::ServerEvent;
 pub use handlers::{FormHandler, RootsHandler, SamplingHandler, UrlHandler};
+pub use tasks::RunningTask;

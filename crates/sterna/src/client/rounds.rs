@@ -34,6 +34,7 @@ impl Client {
         loop {
             let pending = match step {
                 Step::Complete(t) => return Ok(t),
+                Step::Task(task) => return within(started, budget, self.follow(task)).await,
                 Step::InputRequired(p) => p,
             };
             if pending.round >= self.inner.limits.max_rounds {
@@ -127,6 +128,9 @@ impl Client {
             this.insert("requestState".into(), Value::String(state.clone()));
         }
         let value = self.request(&method, &this, Some(&name)).await?;
+        if let Some(task) = self.task_result(&method, &value)? {
+            return Ok(Step::Task(task));
+        }
         match serde_json::from_str::<Outcome<T>>(value.get()) {
             Ok(Outcome::Complete(t)) => Ok(Step::Complete(t)),
             Ok(Outcome::InputRequired(r)) => {
@@ -147,6 +151,35 @@ impl Client {
             }
             Err(source) => Err(ProtocolViolation::Malformed { method, source }.into()),
         }
+    }
+
+    /// A `resultType: "task"` answer as a task handle; `None` for any other answer. A task
+    /// is only valid on `tools/call` from a client that declared the extension.
+    fn task_result<T>(
+        &self,
+        method: &str,
+        value: &serde_json::value::RawValue,
+    ) -> Result<Option<super::tasks::RunningTask<T>>, ClientError> {
+        #[derive(serde::Deserialize)]
+        struct Probe<'a> {
+            #[serde(rename = "resultType", default, borrow)]
+            result_type: Option<&'a str>,
+        }
+        let probe: Option<Probe<'_>> = serde_json::from_str(value.get()).ok();
+        if probe.and_then(|p| p.result_type) != Some("task") {
+            return Ok(None);
+        }
+        let declared = self.inner.caps.extension(sterna_types::tasks::EXTENSION);
+        let malformed = |source| ProtocolViolation::Malformed {
+            method: method.to_owned(),
+            source,
+        };
+        if method != "tools/call" || !declared {
+            let e = serde::de::Error::custom("a task answer to a request that cannot have one");
+            return Err(malformed(e).into());
+        }
+        let created = serde_json::from_str(value.get()).map_err(malformed)?;
+        Ok(Some(super::tasks::RunningTask::new(created)))
     }
 
     /// Calls a tool, driving every round ([`run`](Self::run) with [`Call::tool`]).

@@ -53,6 +53,10 @@ pub(crate) fn check_prepared(
             meta.protocol_version
         )));
     }
+    if crate::server::is_task_method(prepared.method) {
+        let id = prepared.task_id();
+        return check(server, headers, prepared.method, id.as_deref(), None);
+    }
     let (name, arguments) = prepared.target();
     check(server, headers, prepared.method, name, arguments)
 }
@@ -75,7 +79,8 @@ fn check(
         }
         Some(_) => {}
     }
-    if !matches!(method, "tools/call" | "prompts/get" | "resources/read") {
+    let named = matches!(method, "tools/call" | "prompts/get" | "resources/read");
+    if !named && !crate::server::is_task_method(method) {
         return Ok(());
     }
     let Some(h) = text(headers, &NAME)? else {

@@ -7,6 +7,7 @@ use super::lists::Lists;
 use super::prompt::PromptDef;
 use super::registry::Registry;
 use super::resource::ResourceDef;
+use super::tasks::{MemoryTaskStore, TaskStore, Tasks};
 use super::tool::ToolDef;
 use crate::error::BuildError;
 use crate::state::{MemoryReplayStore, ReplayStore, StateConfig, StateKeys};
@@ -39,6 +40,15 @@ pub struct ServerBuilder<K = NeedsKeys> {
     resources: Vec<ResourceDef>,
     changes: Changes,
     legacy: LegacyLimits,
+    tasks: TaskOptions,
+}
+
+/// How tasks are kept (see [`ServerBuilder::task_store`]).
+#[derive(Clone)]
+struct TaskOptions {
+    store: Option<Arc<dyn TaskStore>>,
+    ttl: Duration,
+    poll: Duration,
 }
 
 impl<K> std::fmt::Debug for ServerBuilder<K> {
@@ -77,6 +87,11 @@ impl ServerBuilder<NeedsKeys> {
             resources: Vec::new(),
             changes: Changes::default(),
             legacy: LegacyLimits::default(),
+            tasks: TaskOptions {
+                store: None,
+                ttl: Duration::from_secs(300),
+                poll: Duration::from_millis(500),
+            },
         }
     }
 }
@@ -99,6 +114,7 @@ impl<K> ServerBuilder<K> {
             resources: self.resources,
             changes: self.changes,
             legacy: self.legacy,
+            tasks: self.tasks,
         }
     }
 
@@ -133,6 +149,26 @@ impl<K> ServerBuilder<K> {
     /// only). Give every replica the same shared store.
     pub fn replay_store(mut self, store: Arc<dyn ReplayStore>) -> Self {
         self.replay = Some(store);
+        self
+    }
+
+    /// Where task records live (default: in memory, this process only). Give every
+    /// replica the same shared store (Redis) so any of them serves any task.
+    pub fn task_store(mut self, store: Arc<dyn TaskStore>) -> Self {
+        self.tasks.store = Some(store);
+        self
+    }
+
+    /// How long a task lives from its creation (`ttlMs`; default 5 minutes). A task
+    /// past it reads as unknown (`-32602`).
+    pub fn task_ttl(mut self, ttl: Duration) -> Self {
+        self.tasks.ttl = ttl.max(Duration::from_millis(1));
+        self
+    }
+
+    /// The `pollIntervalMs` suggested to clients (default 500 ms).
+    pub fn task_poll_interval(mut self, every: Duration) -> Self {
+        self.tasks.poll = every.max(Duration::from_millis(1));
         self
     }
 
@@ -227,6 +263,21 @@ impl ServerBuilder<StateKeys> {
             registry.add_resource(def)?;
         }
         let (entries, catalog) = registry.finish();
+        let tasks = catalog.tasks.then(|| {
+            let store = self
+                .tasks
+                .store
+                .clone()
+                .unwrap_or_else(|| Arc::new(MemoryTaskStore::default()));
+            let keys = state.keys.clone();
+            Tasks::new(
+                store,
+                keys,
+                info.name.clone(),
+                self.tasks.ttl,
+                self.tasks.poll,
+            )
+        });
         let lists = Lists::build(
             &info,
             self.instructions.as_deref(),
@@ -248,6 +299,7 @@ impl ServerBuilder<StateKeys> {
                 changes: self.changes,
                 closing: tokio_util::sync::CancellationToken::new(),
                 legacy: self.legacy,
+                tasks,
             }),
         })
     }

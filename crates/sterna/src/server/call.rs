@@ -28,6 +28,19 @@ impl Server {
             RawField::Present(a) if a.get().trim() != "null" => Some(a),
             _ => None,
         };
+        let mode = match super::tasks::mode(tool, &meta) {
+            Ok(m) => m,
+            Err(e) => return Some(Response::error(Some(id), e)),
+        };
+        if let super::tasks::Mode::Task = mode {
+            if let Err(e) = tool.handler.check(args) {
+                let e = invalid(format!("Invalid arguments: {e}"));
+                return Some(Response::error(Some(id), e));
+            }
+            let flow = crate::state::FlowState::default();
+            let body = self.create_task(&env, &meta, &tool.name, args, flow).await;
+            return Some(Response::with(id, body));
+        }
         let mut subject = Subject::new("tools/call", tool.name.clone(), BindArgs::Tool(args));
         subject.single_use = tool.single_use;
         subject.unsolicited = tool.unsolicited;
@@ -36,7 +49,11 @@ impl Server {
             request_state: p.request_state,
         };
         let handler = tool.handler.clone();
-        Round::new(self, id, meta, env, subject, flow)
+        let mut round = Round::new(self, id, meta, env, subject, flow);
+        if let super::tasks::Mode::QuestionsThenTask = mode {
+            round = round.before_task();
+        }
+        round
             .run(move |ctx| {
                 handler
                     .call(ctx, args)

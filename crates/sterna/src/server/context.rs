@@ -113,6 +113,22 @@ pub(crate) struct Inner {
     pub(crate) resolver: Mutex<Option<Resolver>>,
     pub(crate) changes: super::changes::Changes,
     pub(crate) legacy_urls: Option<Arc<super::legacy::UrlIds>>,
+    pub(crate) phase: Phase,
+    /// Set by a declarative handler whose questions are all answered in the
+    /// [`Phase::BeforeTask`] round: the task may be created.
+    pub(crate) task_ready: std::sync::atomic::AtomicBool,
+}
+
+/// Where a handler runs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Phase {
+    /// A request (`tools/call`, `prompts/get`, `resources/read` …).
+    Request,
+    /// The `tools/call` round of a task tool with declared questions: only the
+    /// questions are resolved (by MRTR); the body runs in the task.
+    BeforeTask,
+    /// A run of a task.
+    Task,
 }
 
 impl Inner {
@@ -141,6 +157,8 @@ impl Inner {
             resolver: Mutex::new(None),
             changes: changes.clone(),
             legacy_urls: env.legacy_urls.clone(),
+            phase: Phase::Request,
+            task_ready: std::sync::atomic::AtomicBool::new(false),
         }
     }
 }
@@ -173,6 +191,23 @@ impl Context {
 
     pub(crate) fn prev_state(&self) -> Option<&[u8]> {
         self.inner.prev_app.as_deref()
+    }
+
+    pub(crate) fn phase(&self) -> Phase {
+        self.inner.phase
+    }
+
+    /// The declared questions are answered: create the task (see [`Phase::BeforeTask`]).
+    pub(crate) fn mark_task_ready(&self) {
+        self.inner
+            .task_ready
+            .store(true, std::sync::atomic::Ordering::Relaxed);
+    }
+
+    pub(crate) fn task_ready(&self) -> bool {
+        self.inner
+            .task_ready
+            .load(std::sync::atomic::Ordering::Relaxed)
     }
 
     pub(crate) fn with_resolver<T>(&self, f: impl FnOnce(&mut Resolver) -> T) -> Option<T> {

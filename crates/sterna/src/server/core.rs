@@ -38,6 +38,7 @@ pub(crate) struct ToolEntry {
     pub(crate) handler: Arc<dyn tool::ErasedTool>,
     pub(crate) single_use: bool,
     pub(crate) unsolicited: bool,
+    pub(crate) task: super::tasks::TaskSupport,
     pub(crate) headers: Vec<crate::mirror::HeaderParam>,
 }
 
@@ -73,6 +74,8 @@ pub(crate) struct Inner {
     pub(crate) changes: Changes,
     pub(crate) closing: tokio_util::sync::CancellationToken,
     pub(crate) legacy: super::legacy::LegacyLimits,
+    /// Tasks, when a tool may run as one.
+    pub(crate) tasks: Option<super::tasks::Tasks>,
 }
 
 impl Server {

@@ -57,6 +57,10 @@ impl<'a> Prepared<'a> {
                 ErrorObject::method_not_found(method),
             ));
         }
+        if super::is_task_method(method) {
+            // The extension's gate comes before the params and any id lookup.
+            super::tasks::gate(&meta).map_err(|e| Response::error(Some(id.clone()), e))?;
+        }
         let params = params.map_err(|e| Response::error(Some(id.clone()), e))?;
         let meta = Arc::new(meta);
         let lists = &server.inner.lists;
@@ -73,6 +77,9 @@ impl<'a> Prepared<'a> {
             ("tools/call", Params::Call(p)) => {
                 return Ok(Box::pin(server.call_tool(id, meta, p, env)));
             }
+            ("tasks/get" | "tasks/update" | "tasks/cancel", Params::Task(p)) => {
+                return Ok(Box::pin(server.task_method(id, method, p, env)));
+            }
             ("prompts/get", Params::Prompt(p)) => {
                 return Ok(Box::pin(server.get_prompt(id, meta, p, env)));
             }
@@ -84,7 +91,9 @@ impl<'a> Prepared<'a> {
             }
             // The one-pass reader leaves this method's params raw.
             ("subscriptions/listen", _) => {
-                return Ok(Box::pin(super::listen::listen(server, id, raw, env)));
+                return Ok(Box::pin(async move {
+                    super::listen::listen(server, id, raw, &meta, env).await
+                }));
             }
             (m, _) => Err(ErrorObject::method_not_found(m)),
         };
@@ -141,6 +150,7 @@ impl Server {
                 l.resources.is_some()
             }
             "completion/complete" => self.inner.completions,
+            "tasks/get" | "tasks/update" | "tasks/cancel" => self.inner.tasks.is_some(),
             _ => false,
         }
     }

@@ -24,6 +24,31 @@ struct ListenParams {
     notifications: SubscriptionFilter,
 }
 
+/// The tasks extension's member of the filter: `taskIds`. Task status is not pushed (the
+/// extension makes it optional): the acknowledgement accepts none, and asking without
+/// declaring the extension is `-32021`.
+#[derive(Deserialize)]
+struct TaskIds {
+    notifications: TaskFilter,
+}
+
+#[derive(Deserialize)]
+struct TaskFilter {
+    #[serde(rename = "taskIds", default)]
+    task_ids: Option<serde::de::IgnoredAny>,
+}
+
+fn check_task_ids(
+    raw: Option<&RawValue>,
+    meta: &sterna_types::meta::RequestMeta,
+) -> Result<(), ErrorObject> {
+    let asked = params::<TaskIds>(raw).is_ok_and(|p| p.notifications.task_ids.is_some());
+    if asked {
+        super::tasks::gate(meta)?;
+    }
+    Ok(())
+}
+
 fn wants(filter: &SubscriptionFilter, change: &Change) -> bool {
     match change {
         Change::ToolsListChanged => filter.tools_list_changed == Some(true),
@@ -86,8 +111,12 @@ pub(crate) async fn listen(
     server: &Server,
     id: RequestId,
     raw: Option<&RawValue>,
+    meta: &sterna_types::meta::RequestMeta,
     env: RequestEnv,
 ) -> Option<Response> {
+    if let Err(e) = check_task_ids(raw, meta) {
+        return Some(Response::error(Some(id), e));
+    }
     let p: ListenParams = match params(raw) {
         Ok(p) => p,
         Err(e) => return Some(Response::error(Some(id), e)),

@@ -126,6 +126,8 @@ pub(crate) struct Catalog {
     pub(crate) resources: Vec<Resource>,
     pub(crate) templates: Vec<ResourceTemplate>,
     pub(crate) completions: bool,
+    /// A tool may run as a task: `server/discover` lists the tasks extension.
+    pub(crate) tasks: bool,
 }
 
 impl Catalog {
@@ -143,6 +145,10 @@ impl Catalog {
                 list_changed: Some(true),
             }),
             completions: self.completions.then(Default::default),
+            extensions: self.tasks.then(|| {
+                let ext = sterna_types::tasks::EXTENSION.to_owned();
+                [(ext, Default::default())].into_iter().collect()
+            }),
             ..ServerCapabilities::default()
         }
     }
@@ -199,7 +205,10 @@ impl Lists {
             discover,
             legacy: LegacyLists::empty(),
         };
-        lists.legacy = LegacyLists::of(&lists, &capabilities, instructions);
+        // The tasks extension is a 2026-07-28 one: 2025-11-25 sessions never see it.
+        let mut legacy = capabilities;
+        legacy.extensions = None;
+        lists.legacy = LegacyLists::of(&lists, &legacy, instructions);
         lists
     }
 }

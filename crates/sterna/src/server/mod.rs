@@ -32,6 +32,7 @@ pub(crate) mod request;
 mod resource;
 mod response;
 mod round;
+pub(crate) mod tasks;
 mod tool;
 pub(crate) mod uri_template;
 
@@ -47,8 +48,14 @@ pub use principal::{AccessGrant, Principal};
 pub use prompt::{AskingPrompt, Prompt, PromptDef};
 pub use resource::{AskingResource, Resource, ResourceBase, ResourceDef, ResourceTemplate};
 pub use response::Response;
+pub use tasks::{MemoryTaskStore, StoredTask, TaskStore, TaskStoreError, TaskSupport};
 pub use tool::{Asking, Tool, ToolDef};
 
 pub use core::Server;
 pub(crate) use guard::log_panic;
+
+/// `tasks/get`, `tasks/update` or `tasks/cancel` (their `Mcp-Name` is the `taskId`).
+pub(crate) fn is_task_method(method: &str) -> bool {
+    request::TASK_METHODS.contains(&method)
+}
 pub use legacy::LegacyLimits;

@@ -42,6 +42,11 @@ impl<'a> Prepared<'a> {
             .map(Params::target)
             .unwrap_or((None, None))
     }
+
+    /// The `taskId` of a `tasks/*` request, for its `Mcp-Name` check.
+    pub(crate) fn task_id(&self) -> Option<std::borrow::Cow<'_, str>> {
+        self.params.as_ref().ok().and_then(Params::task_id)
+    }
 }
 
 impl Server {

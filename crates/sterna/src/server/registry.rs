@@ -68,11 +68,13 @@ impl Registry {
             icons: def.tool.icons.clone(),
             meta: def.tool.meta.clone(),
         });
+        self.catalog.tasks |= def.tool.task != super::tasks::TaskSupport::Forbidden;
         let entry = ToolEntry {
             name: Arc::from(name.as_str()),
             handler: def.handler,
             single_use: def.tool.single_use,
             unsolicited: def.tool.unsolicited,
+            task: def.tool.task,
             headers,
         };
         self.entries.tools.insert(name, entry);

@@ -107,9 +107,30 @@ pub(crate) struct CompleteParams {
     pub(crate) context: Option<sterna_types::completion::CompletionContext>,
 }
 
+/// The params of `tasks/get`, `tasks/update` and `tasks/cancel` (`taskId` is checked
+/// once the extension's gate has passed, so a malformed one still gets `-32021` first).
+#[derive(Deserialize)]
+pub(crate) struct TaskParams<'a> {
+    #[serde(rename = "_meta", default)]
+    pub(crate) meta: Option<RequestMeta>,
+    #[serde(rename = "taskId", default, borrow)]
+    pub(crate) task_id: Option<&'a RawValue>,
+    #[serde(default, borrow, rename = "inputResponses")]
+    pub(crate) input_responses: RawField<'a>,
+}
+
+impl TaskParams<'_> {
+    /// `taskId` as a string (`None` when absent or not a string).
+    pub(crate) fn task_id(&self) -> Option<Cow<'_, str>> {
+        let raw = self.task_id?;
+        serde_json::from_str::<Cow<'_, str>>(raw.get()).ok()
+    }
+}
+
 /// The params of a request, decoded in one pass together with `_meta`.
 pub(crate) enum Params<'a> {
     Call(CallParams<'a>),
+    Task(TaskParams<'a>),
     Prompt(PromptParams<'a>),
     Read(ReadParams<'a>),
     Complete(CompleteParams),
@@ -122,6 +143,7 @@ pub(crate) enum Params<'a> {
 #[derive(Clone, Copy)]
 pub(crate) enum ParamsSeed {
     Call,
+    Task,
     Prompt,
     Read,
     Complete,
@@ -133,6 +155,7 @@ impl ParamsSeed {
     fn of(method: &str) -> Self {
         match method {
             "tools/call" => Self::Call,
+            "tasks/get" | "tasks/update" | "tasks/cancel" => Self::Task,
             "prompts/get" => Self::Prompt,
             "resources/read" => Self::Read,
             "completion/complete" => Self::Complete,
@@ -156,6 +179,7 @@ impl<'de> serde::de::DeserializeSeed<'de> for ParamsSeed {
     fn deserialize<D: serde::Deserializer<'de>>(self, d: D) -> Result<Params<'de>, D::Error> {
         Ok(match self {
             Self::Call => Params::Call(Deserialize::deserialize(d)?),
+            Self::Task => Params::Task(Deserialize::deserialize(d)?),
             Self::Prompt => Params::Prompt(Deserialize::deserialize(d)?),
             Self::Read => Params::Read(Deserialize::deserialize(d)?),
             Self::Complete => Params::Complete(Deserialize::deserialize(d)?),
@@ -194,6 +218,7 @@ impl<'a> Params<'a> {
     ) -> (Result<Self, ErrorObject>, Result<RequestMeta, ErrorObject>) {
         let meta = match &mut self {
             Params::Call(p) => p.meta.take(),
+            Params::Task(p) => p.meta.take(),
             Params::Prompt(p) => p.meta.take(),
             Params::Read(p) => p.meta.take(),
             Params::Complete(p) => p.meta.take(),
@@ -218,6 +243,14 @@ impl<'a> Params<'a> {
             _ => (None, None),
         }
     }
+
+    /// The `taskId` of a `tasks/*` request (the source of its `Mcp-Name`).
+    pub(crate) fn task_id(&self) -> Option<Cow<'_, str>> {
+        match self {
+            Params::Task(p) => p.task_id(),
+            _ => None,
+        }
+    }
 }
 
 pub(crate) fn params<'a, T: Deserialize<'a>>(raw: Option<&'a RawValue>) -> Result<T, ErrorObject> {
@@ -232,8 +265,9 @@ pub(crate) const REMOVED: &[&str] = &[
     "logging/setLevel",
     "resources/subscribe",
     "resources/unsubscribe",
-    "tasks/get",
     "tasks/result",
     "tasks/list",
-    "tasks/cancel",
 ];
+
+/// The methods of the tasks extension (`-32601` on a server without task tools).
+pub(crate) const TASK_METHODS: &[&str] = &["tasks/get", "tasks/update", "tasks/cancel"];

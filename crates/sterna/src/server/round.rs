@@ -75,6 +75,7 @@ pub(crate) struct Round<'s, 'a> {
     subject: Subject<'a>,
     flow: FlowParams<'a>,
     digest: Option<[u8; 32]>,
+    phase: super::context::Phase,
 }
 
 fn invalid(msg: impl Into<String>) -> ErrorObject {
@@ -88,7 +89,7 @@ fn invalid_state() -> ErrorObject {
 
 /// Checks that `inputResponses` is a map of objects. Unknown keys are kept here and
 /// ignored later (nothing asks for them).
-fn input_responses(raw: &RawField<'_>) -> Result<Map<String, Value>, ErrorObject> {
+pub(crate) fn input_responses(raw: &RawField<'_>) -> Result<Map<String, Value>, ErrorObject> {
     let RawField::Present(raw) = raw else {
         return Ok(Map::new());
     };
@@ -126,7 +127,15 @@ impl<'s, 'a> Round<'s, 'a> {
             subject,
             flow,
             digest: None,
+            phase: super::context::Phase::Request,
         }
+    }
+
+    /// Runs only a declarative tool's questions; the task is created once they are
+    /// answered (see [`Phase::BeforeTask`](super::context::Phase::BeforeTask)).
+    pub(crate) fn before_task(mut self) -> Self {
+        self.phase = super::context::Phase::BeforeTask;
+        self
     }
 
     /// Runs the round. `None` when it was cancelled (nothing may be sent then).
@@ -196,6 +205,7 @@ impl<'s, 'a> Round<'s, 'a> {
         );
         inner.round = prev.as_ref().map_or(1, |p| p.round.saturating_add(1));
         inner.prev_app = prev.and_then(|p| p.app);
+        inner.phase = self.phase;
         *inner.resolver.get_mut().unwrap_or_else(|p| p.into_inner()) = Some(resolver);
         let ctx = Context::from_inner(inner);
         let fut = match started(|| start(ctx.clone())) {
@@ -206,7 +216,37 @@ impl<'s, 'a> Round<'s, 'a> {
             Ok(p) => p,
             Err(()) => return Some(Err(ErrorObject::internal("Internal error"))),
         };
+        if ctx.task_ready() {
+            return Some(self.start_task(&ctx).await);
+        }
         Some(self.respond(&ctx, produced))
+    }
+
+    /// Every declared question is answered: the task is created with those answers
+    /// (never a `requestState` again).
+    async fn start_task(&self, ctx: &Context) -> Result<Box<RawValue>, ErrorObject> {
+        let Some(resolver) = ctx.take_resolver() else {
+            return Err(ErrorObject::internal("Internal error"));
+        };
+        let finished = resolver.finish();
+        if let Some(e) = finished.fatal {
+            return Err(e);
+        }
+        let flow = FlowState {
+            round: 0,
+            asked: Vec::new(),
+            answers: finished.answers,
+            app: ctx
+                .take_next_state()
+                .or_else(|| ctx.prev_state().map(<[u8]>::to_vec)),
+        };
+        let BindArgs::Tool(args) = self.subject.args else {
+            return Err(ErrorObject::internal("Internal error"));
+        };
+        let server = self.server;
+        server
+            .create_task(&self.env, &self.meta, &self.subject.target, args, flow)
+            .await
     }
 
     /// Respond: complete, or the open questions and the next sealed state.
@@ -308,7 +348,7 @@ impl<'s, 'a> Round<'s, 'a> {
 
 /// Every question of this round (the handler's own, gated, and those the resolver
 /// collected) and the flow state to seal for the next round.
-fn questions(
+pub(crate) fn questions(
     ctx: &Context,
     raw: Option<InputRequiredResult>,
 ) -> Result<(BTreeMap<String, InputRequest>, FlowState), ErrorObject> {

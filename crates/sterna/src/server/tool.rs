@@ -2,6 +2,7 @@
 
 use super::context::Context;
 use super::handler::{Handler, IntoToolResult, Produced};
+use super::tasks::TaskSupport;
 use crate::definition::{ArgsError, DefinitionError, Unfit};
 use crate::mrtr::{First, Question};
 use futures_util::FutureExt;
@@ -38,6 +39,7 @@ pub struct Tool {
     pub(crate) single_use: bool,
     pub(crate) unsolicited: bool,
     pub(crate) schema: Option<Map<String, Value>>,
+    pub(crate) task: TaskSupport,
 }
 
 /// A tool with its handler, ready for [`ServerBuilder::tool`](crate::server::ServerBuilder::tool).
@@ -66,6 +68,7 @@ impl Tool {
             single_use: false,
             unsolicited: false,
             schema: None,
+            task: TaskSupport::Forbidden,
         }
     }
 
@@ -127,6 +130,20 @@ impl Tool {
     /// this with [`single_use`](Self::single_use) fails the server build).
     pub fn accept_unsolicited_answers(mut self) -> Self {
         self.unsolicited = true;
+        self
+    }
+
+    /// Lets the tool run as a task (the `io.modelcontextprotocol/tasks` extension):
+    /// the client gets a task handle at once and follows it with `tasks/get`.
+    ///
+    /// The same handler runs: a question it asks (`ctx.ask`, `ctx.elicit`, a low-level
+    /// `InputRequiredResult`) parks the task `input_required`, and the `tasks/update` that
+    /// answers it runs the handler again with every answer so far, exactly like an MRTR
+    /// retry. A declarative tool (`ask(..).run(..)`) asks its declared questions by MRTR
+    /// on the `tools/call` itself and creates the task once they are answered; its body
+    /// runs in the task.
+    pub fn task(mut self, support: TaskSupport) -> Self {
+        self.task = support;
         self
     }
 
@@ -207,6 +224,12 @@ pub(crate) trait ErasedTool: Send + Sync {
         ctx: Context,
         args: Option<&RawValue>,
     ) -> Result<BoxFuture<'static, Produced<CallToolResult>>, ArgsError>;
+
+    /// Decodes the arguments only (a task checks them before it is created).
+    fn check(&self, args: Option<&RawValue>) -> Result<(), ArgsError>;
+
+    /// The handler declares its questions (`ask(..).run(..)`).
+    fn declares_questions(&self) -> bool;
 }
 
 struct Typed<A, H, R> {
@@ -230,6 +253,14 @@ where
             self.handler.call(ctx, args).map(|r| r.into_tool()),
         ))
     }
+
+    fn check(&self, args: Option<&RawValue>) -> Result<(), ArgsError> {
+        decode_args::<A>(args).map(drop)
+    }
+
+    fn declares_questions(&self) -> bool {
+        self.handler.declares_questions()
+    }
 }
 
 struct Unusable;
@@ -241,6 +272,14 @@ impl ErasedTool for Unusable {
         _: Option<&RawValue>,
     ) -> Result<BoxFuture<'static, Produced<CallToolResult>>, ArgsError> {
         Err(ArgsError::Unusable)
+    }
+
+    fn check(&self, _: Option<&RawValue>) -> Result<(), ArgsError> {
+        Err(ArgsError::Unusable)
+    }
+
+    fn declares_questions(&self) -> bool {
+        false
     }
 }
 

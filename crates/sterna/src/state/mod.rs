@@ -14,12 +14,12 @@ pub(crate) mod digest;
 mod flow;
 mod keys;
 mod replay;
+pub(crate) mod sealed;
 #[cfg(test)]
 mod tamper;
 
 pub(crate) use codec::{Binding, Carried, FlowState};
 pub(crate) use flow::Refused;
-#[cfg(feature = "oauth")]
 pub(crate) use keys::fill_random;
 pub(crate) use keys::random_id;
 pub use keys::{KEY_LEN, KeyError, StateKeys};

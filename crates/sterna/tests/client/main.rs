@@ -17,3 +17,4 @@ mod hostile;
 mod legacy;
 mod legacy_http;
 mod meta_order;
+mod tasks;

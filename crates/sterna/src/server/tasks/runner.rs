@@ -1,0 +1,191 @@
+//! Running a task: one run of the tool's handler, with the answers so far, ending
+//! `completed`, `failed` or parked `input_required`. A run is started by the request
+//! that made it possible (the creating `tools/call`, the `tasks/update` that answered
+//! the last question) on the replica that received it.
+
+use super::record::{Ending, TaskRecord, now_ms};
+use super::{Tasks, short};
+use crate::mrtr::Resolver;
+use crate::server::context::{Context, Inner as CtxInner, Phase, RequestEnv};
+use crate::server::core::Server;
+use crate::server::finalize::Finalize;
+use crate::server::guard::{guarded, started};
+use crate::server::handler::Produced;
+use crate::server::principal::Principal;
+use serde_json::value::RawValue;
+use std::sync::Arc;
+use sterna_types::error::ErrorObject;
+use sterna_types::jsonrpc::RequestId;
+use sterna_types::mrtr::InputRequiredResult;
+use sterna_types::tasks::TaskStatus;
+use sterna_types::tools::CallToolResult;
+use tokio_util::sync::CancellationToken;
+
+impl Server {
+    /// Starts run `run` of task `id` in the background.
+    pub(crate) fn start_run(&self, id: String, run: u64, principal: Principal) {
+        let server = self.clone();
+        tokio::spawn(async move { server.run_task(id, run, principal).await });
+    }
+
+    async fn run_task(self, id: String, run: u64, principal: Principal) {
+        let Some(tasks) = &self.inner.tasks else {
+            return;
+        };
+        // Registered before the record is read, so a cancel never falls in between.
+        let token = CancellationToken::new();
+        tasks.running().insert(id.clone(), (run, token.clone()));
+        let ending = match tasks.load_any(&id).await {
+            Ok(Some(rec)) if rec.run == run && rec.status == TaskStatus::Working => self
+                .run_handler(tasks, &id, &rec, principal, &token)
+                .await
+                .map(|e| (rec, e)),
+            _ => None,
+        };
+        {
+            let mut running = tasks.running();
+            if running.get(&id).is_some_and(|(r, _)| *r == run) {
+                running.remove(&id);
+            }
+        }
+        let Some((rec, ending)) = ending else { return };
+        let now = now_ms();
+        let settled = tasks
+            .modify(&id, &rec.audience, &rec.principal, |r| {
+                r.settle(run, ending.clone(), now).then_some(())
+            })
+            .await;
+        match settled {
+            Ok((r, Some(()))) => {
+                tracing::debug!(task = short(&id), status = %r.status, "task run ended")
+            }
+            Ok((_, None)) => {
+                tracing::debug!(task = short(&id), "a stale run ended (cancelled meanwhile)")
+            }
+            Err(e) => {
+                tracing::warn!(task = short(&id), error = %e.message, "a task run's outcome was not stored")
+            }
+        }
+    }
+
+    /// Runs the handler once. `None` when the run was stopped (cancelled here or on
+    /// another replica).
+    async fn run_handler(
+        &self,
+        tasks: &Tasks,
+        id: &str,
+        rec: &TaskRecord,
+        principal: Principal,
+        token: &CancellationToken,
+    ) -> Option<Ending> {
+        let Some(tool) = self.inner.tools.get(&rec.tool) else {
+            return Some(Ending::Failed(ErrorObject::internal(
+                "The tool is not served any more",
+            )));
+        };
+        let meta = Arc::new(rec.meta.clone());
+        let env = RequestEnv::new().principal(principal).cancel(token.clone());
+        let rid = RequestId::String(format!("task-{}-{}", short(id), rec.run));
+        let mut inner = CtxInner::request(
+            &self.inner.changes,
+            rid,
+            "tools/call",
+            tool.name.clone(),
+            meta.clone(),
+            &env,
+        );
+        inner.round = u32::try_from(rec.run).unwrap_or(u32::MAX);
+        inner.prev_app = rec.flow.app.clone();
+        inner.phase = Phase::Task;
+        let resolver = Resolver::new(meta, rec.fresh.clone(), Some(&rec.flow), false);
+        *inner.resolver.get_mut().unwrap_or_else(|p| p.into_inner()) = Some(resolver);
+        let ctx = Context::from_inner(inner);
+        let args = match rec
+            .args
+            .as_deref()
+            .map(|a| RawValue::from_string(a.to_owned()))
+            .transpose()
+        {
+            Ok(a) => a,
+            Err(_) => return Some(Ending::Failed(ErrorObject::internal("Internal error"))),
+        };
+        let handler = tool.handler.clone();
+        let start = || {
+            handler
+                .call(ctx.clone(), args.as_deref())
+                .map_err(|e| ErrorObject::invalid_params(format!("Invalid arguments: {e}")))
+        };
+        let fut = match started(start) {
+            Ok(f) => f,
+            Err(e) => return Some(Ending::Failed(e)),
+        };
+        let produced = tokio::select! {
+            r = guarded(fut, token) => r?,
+            () = tasks.watch_run(id, rec.run) => {
+                token.cancel();
+                return None;
+            }
+        };
+        match produced {
+            Ok(p) => Some(self.ending(&ctx, p)),
+            Err(()) => Some(Ending::Failed(ErrorObject::internal("Internal error"))),
+        }
+    }
+
+    fn ending(&self, ctx: &Context, produced: Produced<CallToolResult>) -> Ending {
+        let complete = |mut t: CallToolResult| {
+            t.finalize(&self.inner.info, None);
+            Ending::Completed(serde_json::to_value(&t).expect("results serialize"))
+        };
+        match produced {
+            Produced::Complete(t) => complete(t),
+            Produced::Failed(e) if e.is_needs_input() => park(ctx, None),
+            Produced::Failed(e) => match CallToolResult::from_failure(e) {
+                Ok(t) => complete(t),
+                Err(e) => Ending::Failed(e),
+            },
+            Produced::InputRequired(raw) => park(ctx, Some(raw)),
+        }
+    }
+}
+
+/// The run asked: its questions (gated on the creator's capabilities) and the flow.
+fn park(ctx: &Context, raw: Option<InputRequiredResult>) -> Ending {
+    match crate::server::round::questions(ctx, raw) {
+        Err(e) => Ending::Failed(e),
+        Ok((requests, _)) if requests.is_empty() => {
+            tracing::error!("a task's handler returned NeedsInput without asking anything");
+            Ending::Failed(ErrorObject::internal("Internal error"))
+        }
+        Ok((requests, flow)) => Ending::Parked { requests, flow },
+    }
+}
+
+impl Tasks {
+    /// The record, whoever owns it (for the server's own runs). `Err` when the store
+    /// could not answer.
+    pub(crate) async fn load_any(&self, id: &str) -> Result<Option<TaskRecord>, ()> {
+        match self.store.load(id).await {
+            Ok(Some(stored)) => Ok(self.decode(id, &stored.bytes)),
+            Ok(None) => Ok(None),
+            Err(e) => {
+                tracing::warn!(task = short(id), error = %e, "task store failed");
+                Err(())
+            }
+        }
+    }
+
+    /// Resolves when run `run` should stop: the task was cancelled or ended elsewhere,
+    /// or has disappeared. Checks the store every `watch` (a cancel on another replica
+    /// cannot reach this run's token).
+    async fn watch_run(&self, id: &str, run: u64) {
+        loop {
+            tokio::time::sleep(self.watch).await;
+            match self.load_any(id).await {
+                Ok(Some(r)) if r.run != run || r.status != TaskStatus::Working => return,
+                Ok(None) => return,
+                Ok(Some(_)) | Err(()) => {}
+            }
+        }
+    }
+}

@@ -1,0 +1,222 @@
+//! Where task records live: a [`TaskStore`] holds one versioned record per task, and
+//! every change is a compare-and-swap on the version, so concurrent `tasks/update`s,
+//! cancels and runs on any number of replicas never lose each other's writes.
+//!
+//! The store sees records as opaque bytes; the SDK encodes and decodes them (and does
+//! all the logic: outstanding questions, answers, status), so a store is a few lines.
+
+use futures_util::future::BoxFuture;
+use std::collections::HashMap;
+use std::fmt;
+use std::sync::Mutex;
+use std::time::Duration;
+
+/// Why a store could not answer.
+#[derive(Debug)]
+#[non_exhaustive]
+pub enum TaskStoreError {
+    /// The store holds as many live tasks as it may (fail closed: no new task).
+    Full,
+    /// The store is unreachable or failed.
+    Unavailable(Box<dyn std::error::Error + Send + Sync>),
+}
+
+impl fmt::Display for TaskStoreError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Self::Full => f.write_str("task store is full"),
+            Self::Unavailable(e) => write!(f, "task store unavailable: {e}"),
+        }
+    }
+}
+
+impl std::error::Error for TaskStoreError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            Self::Full => None,
+            Self::Unavailable(e) => Some(e.as_ref()),
+        }
+    }
+}
+
+/// A record as stored: its bytes and its version (bumped by every successful swap).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct StoredTask {
+    /// Incremented by each [`swap`](TaskStore::swap); 1 after [`create`](TaskStore::create).
+    pub version: u64,
+    /// The encoded record (opaque to the store).
+    pub bytes: Vec<u8>,
+}
+
+/// Holds task records, shared by every replica that may serve a task's `tasks/*`.
+///
+/// Every method touches one record. `keep` is how long the record must stay readable
+/// from now; after that the store may forget it.
+pub trait TaskStore: Send + Sync + fmt::Debug + 'static {
+    /// Stores a new record at version 1. `Ok(false)` when the id is taken. Must be
+    /// readable by every replica when it returns (a `tasks/get` follows at once).
+    fn create(
+        &self,
+        id: &str,
+        bytes: Vec<u8>,
+        keep: Duration,
+    ) -> BoxFuture<'_, Result<bool, TaskStoreError>>;
+
+    /// The record, if the store still has it.
+    fn load(&self, id: &str) -> BoxFuture<'_, Result<Option<StoredTask>, TaskStoreError>>;
+
+    /// Replaces the record if it is still at `version` (then at `version + 1`).
+    /// `Ok(false)` when another writer got there first (or the record is gone).
+    fn swap(
+        &self,
+        id: &str,
+        version: u64,
+        bytes: Vec<u8>,
+        keep: Duration,
+    ) -> BoxFuture<'_, Result<bool, TaskStoreError>>;
+}
+
+struct Entry {
+    stored: StoredTask,
+    until: std::time::Instant,
+}
+
+/// An in-process [`TaskStore`] (one process only): bounded, with expiring records.
+pub struct MemoryTaskStore {
+    map: Mutex<HashMap<String, Entry>>,
+    capacity: usize,
+}
+
+impl fmt::Debug for MemoryTaskStore {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("MemoryTaskStore")
+            .field("capacity", &self.capacity)
+            .finish()
+    }
+}
+
+impl Default for MemoryTaskStore {
+    fn default() -> Self {
+        Self::with_capacity(10_000)
+    }
+}
+
+impl MemoryTaskStore {
+    /// A store holding at most `capacity` unexpired records; when full, new tasks are
+    /// refused rather than live ones forgotten.
+    pub fn with_capacity(capacity: usize) -> Self {
+        Self {
+            map: Mutex::new(HashMap::new()),
+            capacity: capacity.max(1),
+        }
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<String, Entry>> {
+        self.map.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    fn create_now(&self, id: &str, bytes: Vec<u8>, keep: Duration) -> Result<bool, TaskStoreError> {
+        let now = std::time::Instant::now();
+        let mut map = self.lock();
+        if map.get(id).is_some_and(|e| e.until > now) {
+            return Ok(false);
+        }
+        if map.len() >= self.capacity {
+            map.retain(|_, e| e.until > now);
+            if map.len() >= self.capacity {
+                return Err(TaskStoreError::Full);
+            }
+        }
+        let stored = StoredTask { version: 1, bytes };
+        map.insert(
+            id.to_owned(),
+            Entry {
+                stored,
+                until: now + keep,
+            },
+        );
+        Ok(true)
+    }
+
+    fn load_now(&self, id: &str) -> Option<StoredTask> {
+        let now = std::time::Instant::now();
+        let map = self.lock();
+        map.get(id)
+            .filter(|e| e.until > now)
+            .map(|e| e.stored.clone())
+    }
+
+    fn swap_now(&self, id: &str, version: u64, bytes: Vec<u8>, keep: Duration) -> bool {
+        let now = std::time::Instant::now();
+        let mut map = self.lock();
+        match map.get_mut(id) {
+            Some(e) if e.until > now && e.stored.version == version => {
+                e.stored = StoredTask {
+                    version: version + 1,
+                    bytes,
+                };
+                e.until = now + keep;
+                true
+            }
+            _ => false,
+        }
+    }
+}
+
+impl TaskStore for MemoryTaskStore {
+    fn create(
+        &self,
+        id: &str,
+        bytes: Vec<u8>,
+        keep: Duration,
+    ) -> BoxFuture<'_, Result<bool, TaskStoreError>> {
+        let r = self.create_now(id, bytes, keep);
+        Box::pin(std::future::ready(r))
+    }
+
+    fn load(&self, id: &str) -> BoxFuture<'_, Result<Option<StoredTask>, TaskStoreError>> {
+        Box::pin(std::future::ready(Ok(self.load_now(id))))
+    }
+
+    fn swap(
+        &self,
+        id: &str,
+        version: u64,
+        bytes: Vec<u8>,
+        keep: Duration,
+    ) -> BoxFuture<'_, Result<bool, TaskStoreError>> {
+        Box::pin(std::future::ready(Ok(
+            self.swap_now(id, version, bytes, keep)
+        )))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn versions_and_capacity() {
+        let s = MemoryTaskStore::with_capacity(1);
+        let keep = Duration::from_secs(60);
+        assert!(s.create_now("a", b"1".to_vec(), keep).unwrap());
+        assert!(!s.create_now("a", b"x".to_vec(), keep).unwrap());
+        assert!(matches!(
+            s.create_now("b", vec![], keep),
+            Err(TaskStoreError::Full)
+        ));
+        assert!(s.swap_now("a", 1, b"2".to_vec(), keep));
+        assert!(
+            !s.swap_now("a", 1, b"3".to_vec(), keep),
+            "a stale version loses"
+        );
+        assert_eq!(
+            s.load_now("a").unwrap(),
+            StoredTask {
+                version: 2,
+                bytes: b"2".to_vec()
+            }
+        );
+        assert!(s.load_now("b").is_none());
+    }
+}
