@@ -27,7 +27,11 @@ fn mcp_server() -> Result<Server, sterna::BuildError> {
             Tool::new("convert")
                 .description("Converts Celsius to Fahrenheit")
                 .handler(|_ctx: Context, args: ConvertArgs| async move {
-                    format!("{} °C = {} °F", args.celsius, args.celsius * 9.0 / 5.0 + 32.0)
+                    format!(
+                        "{} °C = {} °F",
+                        args.celsius,
+                        args.celsius * 9.0 / 5.0 + 32.0
+                    )
                 }),
         )
         .build()
@@ -36,7 +40,9 @@ fn mcp_server() -> Result<Server, sterna::BuildError> {
 #[tokio::main]
 async fn main() -> Result<(), Box<dyn std::error::Error>> {
     tracing_subscriber::fmt().init();
-    let addr = std::env::args().nth(1).unwrap_or_else(|| "127.0.0.1:3000".into());
+    let addr = std::env::args()
+        .nth(1)
+        .unwrap_or_else(|| "127.0.0.1:3000".into());
 
     // `McpService` is a `tower::Service`: mount it with `route_service`, like any other.
     // It answers POSTs (and, for 2025-11-25 sessions, GET and DELETE) on its route.

@@ -53,16 +53,23 @@ fn server() -> Result<Server, sterna::BuildError> {
         .tool(
             Tool::new("provision_database")
                 .description("Creates a database in the region the user picks")
-                .ask(|a: &ProvisionArgs| form::<PickRegion>(format!("Which region for {}?", a.name)))
-                .run(|ctx: Context, a: ProvisionArgs, pick: Elicitation<PickRegion>| async move {
-                    let region = match pick.required()?.region {
-                        Region::EuWest1 => "eu-west-1",
-                        Region::UsEast1 => "us-east-1",
-                    };
-                    // The handler may look at the era, but never has to.
-                    let era = ctx.protocol_version().to_owned();
-                    Ok::<_, HandlerError>(format!("Created {} in {region} (protocol {era})", a.name))
-                }),
+                .ask(|a: &ProvisionArgs| {
+                    form::<PickRegion>(format!("Which region for {}?", a.name))
+                })
+                .run(
+                    |ctx: Context, a: ProvisionArgs, pick: Elicitation<PickRegion>| async move {
+                        let region = match pick.required()?.region {
+                            Region::EuWest1 => "eu-west-1",
+                            Region::UsEast1 => "us-east-1",
+                        };
+                        // The handler may look at the era, but never has to.
+                        let era = ctx.protocol_version().to_owned();
+                        Ok::<_, HandlerError>(format!(
+                            "Created {} in {region} (protocol {era})",
+                            a.name
+                        ))
+                    },
+                ),
         )
         .tool(
             Tool::new("echo")
@@ -77,7 +84,9 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     tracing_subscriber::fmt()
         .with_writer(std::io::stderr)
         .init();
-    let arg = std::env::args().nth(1).unwrap_or_else(|| "127.0.0.1:3000".into());
+    let arg = std::env::args()
+        .nth(1)
+        .unwrap_or_else(|| "127.0.0.1:3000".into());
     if arg == "--stdio" {
         // A 2025 client's `initialize` opens the session; a 2026 client's requests carry
         // their version in `_meta`. Both are served on the same pipe.
@@ -89,6 +98,8 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     let shutdown = async {
         let _ = tokio::signal::ctrl_c().await;
     };
-    HttpServer::new(server()?).serve_with_shutdown(listener, shutdown).await?;
+    HttpServer::new(server()?)
+        .serve_with_shutdown(listener, shutdown)
+        .await?;
     Ok(())
 }

@@ -42,11 +42,23 @@ struct Approval {
 }
 
 #[tokio::main]
-async fn main() -> Result<(), Box<dyn std::error::Error>> {
+async fn main() -> std::process::ExitCode {
     tracing_subscriber::fmt().init();
-    let addr = std::env::args().nth(1).unwrap_or_else(|| "127.0.0.1:3000".into());
+    match run().await {
+        Ok(()) => std::process::ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("fleet: {e}");
+            std::process::ExitCode::FAILURE
+        }
+    }
+}
+
+async fn run() -> Result<(), Box<dyn std::error::Error>> {
+    let addr = std::env::args()
+        .nth(1)
+        .unwrap_or_else(|| "127.0.0.1:3000".into());
     // Never an ephemeral key in a fleet: fail at start if the keys are missing.
-    let keys = StateKeys::from_env("STERNA_STATE_KEYS")?;
+    let keys = StateKeys::from_env("STERNA_STATE_KEYS")?; // comma-separated base64
     let redis_url = std::env::var("REDIS_URL").map_err(|_| "REDIS_URL is not set")?;
     let redis = Redis::connect(&redis_url).await?;
     let replica = std::process::id(); // shown in results, to see who finished a flow
@@ -58,11 +70,22 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
             Tool::new("approve_payment")
                 .description("Pays an invoice once the user approves")
                 .single_use()
-                .ask(|a: &PaymentArgs| form::<Approval>(format!("Pay {}?", a.invoice)).key("approval"))
-                .run(move |_ctx: Context, a: PaymentArgs, ok: Elicitation<Approval>| async move {
-                    let verdict = if ok.required()?.approve { "Paid" } else { "Did not pay" };
-                    Ok::<_, HandlerError>(format!("{verdict} {} (replica {replica})", a.invoice))
-                }),
+                .ask(|a: &PaymentArgs| {
+                    form::<Approval>(format!("Pay {}?", a.invoice)).key("approval")
+                })
+                .run(
+                    move |_ctx: Context, a: PaymentArgs, ok: Elicitation<Approval>| async move {
+                        let verdict = if ok.required()?.approve {
+                            "Paid"
+                        } else {
+                            "Did not pay"
+                        };
+                        Ok::<_, HandlerError>(format!(
+                            "{verdict} {} (replica {replica})",
+                            a.invoice
+                        ))
+                    },
+                ),
         )
         .build()?;
 
@@ -76,7 +99,10 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
 
     let app = axum::Router::new().route_service("/mcp", service);
     let listener = tokio::net::TcpListener::bind(&addr).await?;
-    println!("listening on http://{}/mcp (replica {replica})", listener.local_addr()?);
+    println!(
+        "listening on http://{}/mcp (replica {replica})",
+        listener.local_addr()?
+    );
     axum::serve(listener, app)
         .with_graceful_shutdown(async {
             let _ = tokio::signal::ctrl_c().await;

@@ -70,11 +70,17 @@ async fn run(args: &[String]) -> Result<(), Error> {
         [cmd, url, file, given] if cmd == "resume" => {
             let pending: Pending<CallToolResult> =
                 serde_json::from_str(&tokio::fs::read_to_string(file).await?)?;
-            eprintln!("resuming {} after round {}", pending.target(), pending.round());
+            eprintln!(
+                "resuming {} after round {}",
+                pending.target(),
+                pending.round()
+            );
             let step = client(url)?.resume(pending, answers(given)?).await?;
             report(step)
         }
-        _ => Err("usage: resume_client start URL TOOL ARGS_JSON | resume URL FILE ANSWERS_JSON".into()),
+        _ => Err(
+            "usage: resume_client start URL TOOL ARGS_JSON | resume URL FILE ANSWERS_JSON".into(),
+        ),
     }
 }
 

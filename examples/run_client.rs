@@ -16,7 +16,9 @@ use sterna::types::elicitation::{ElicitFormParams, ElicitResult};
 #[tokio::main]
 async fn main() -> Result<(), Box<dyn std::error::Error>> {
     let mut args = std::env::args().skip(1);
-    let url = args.next().unwrap_or_else(|| "http://127.0.0.1:3000/mcp".into());
+    let url = args
+        .next()
+        .unwrap_or_else(|| "http://127.0.0.1:3000/mcp".into());
     let region = args.next().unwrap_or_else(|| "eu-west-1".into());
 
     let client = Client::builder("run-client-example", "1.0.0")

@@ -43,7 +43,11 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
                         200,
                     );
                     let reply = ctx.sample(request).await?;
-                    Ok::<_, HandlerError>(format!("Summary ({}): {}", reply.model, reply.content.text().trim()))
+                    Ok::<_, HandlerError>(format!(
+                        "Summary ({}): {}",
+                        reply.model,
+                        reply.content.text().trim()
+                    ))
                 }),
         )
         .tool(

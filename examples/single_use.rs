@@ -42,7 +42,9 @@ struct ConfirmTransfer {
 #[tokio::main]
 async fn main() -> Result<(), Box<dyn std::error::Error>> {
     tracing_subscriber::fmt().init();
-    let addr = std::env::args().nth(1).unwrap_or_else(|| "127.0.0.1:3000".into());
+    let addr = std::env::args()
+        .nth(1)
+        .unwrap_or_else(|| "127.0.0.1:3000".into());
     let sent = Arc::new(AtomicU64::new(0)); // stands in for the bank
 
     let server = Server::builder("single-use-example", "1.0.0")
@@ -53,17 +55,24 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
             Tool::new("transfer")
                 .description("Sends money after the user confirms")
                 .single_use()
-                .ask(|a: &TransferArgs| form::<ConfirmTransfer>(format!("Send {} to {}?", a.amount, a.to)))
-                .run(move |_ctx: Context, a: TransferArgs, ok: Elicitation<ConfirmTransfer>| {
-                    let sent = sent.clone();
-                    async move {
-                        if !ok.required()?.confirm {
-                            return Ok::<_, HandlerError>("Nothing sent".to_owned());
+                .ask(|a: &TransferArgs| {
+                    form::<ConfirmTransfer>(format!("Send {} to {}?", a.amount, a.to))
+                })
+                .run(
+                    move |_ctx: Context, a: TransferArgs, ok: Elicitation<ConfirmTransfer>| {
+                        let sent = sent.clone();
+                        async move {
+                            if !ok.required()?.confirm {
+                                return Ok::<_, HandlerError>("Nothing sent".to_owned());
+                            }
+                            let total = sent.fetch_add(a.amount, Ordering::SeqCst) + a.amount;
+                            Ok(format!(
+                                "Sent {} to {} (total sent: {total})",
+                                a.amount, a.to
+                            ))
                         }
-                        let total = sent.fetch_add(a.amount, Ordering::SeqCst) + a.amount;
-                        Ok(format!("Sent {} to {} (total sent: {total})", a.amount, a.to))
-                    }
-                }),
+                    },
+                ),
         )
         .build()?;
 
@@ -72,6 +81,8 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     let shutdown = async {
         let _ = tokio::signal::ctrl_c().await;
     };
-    HttpServer::new(server).serve_with_shutdown(listener, shutdown).await?;
+    HttpServer::new(server)
+        .serve_with_shutdown(listener, shutdown)
+        .await?;
     Ok(())
 }

@@ -59,17 +59,19 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
                 // one `input_required` round...
                 .ask(|args: &BookArgs| form::<Booking>(format!("Book at {}", args.restaurant)))
                 // ...and the body runs once, when every answer is there: side effects go here.
-                .run(|_ctx: Context, args: BookArgs, booking: Elicitation<Booking>| async move {
-                    let booking = booking.required()?; // a decline becomes a tool error
-                    let time = match booking.time {
-                        Slot::Early => "19:00",
-                        Slot::Late => "20:00",
-                    };
-                    Ok::<_, HandlerError>(format!(
-                        "Booked a table for {} at {} at {time}",
-                        booking.party, args.restaurant
-                    ))
-                }),
+                .run(
+                    |_ctx: Context, args: BookArgs, booking: Elicitation<Booking>| async move {
+                        let booking = booking.required()?; // a decline becomes a tool error
+                        let time = match booking.time {
+                            Slot::Early => "19:00",
+                            Slot::Late => "20:00",
+                        };
+                        Ok::<_, HandlerError>(format!(
+                            "Booked a table for {} at {} at {time}",
+                            booking.party, args.restaurant
+                        ))
+                    },
+                ),
         )
         .build()?;
 
