@@ -72,6 +72,11 @@ pub(crate) struct ClientOpts {
     /// $XDG_CONFIG_HOME/sterna/tokens.json, else ~/.config/sterna/tokens.json.
     #[arg(long, value_name = "FILE", env = "STERNA_TOKEN_FILE")]
     pub(crate) token_file: Option<PathBuf>,
+    /// The protocol era to speak: auto (probe with server/discover, fall back to
+    /// 2025-11-25), modern (2026-07-28 only) or legacy (2025-11-25: initialize, a session,
+    /// pushed questions).
+    #[arg(long, value_name = "ERA", default_value = "auto", value_parser = ["auto", "modern", "legacy"])]
+    pub(crate) era: String,
     /// Never authorize with OAuth: a server that answers 401 fails the command (exit 4).
     /// (Also off when an Authorization header is given with -H.)
     #[arg(long)]

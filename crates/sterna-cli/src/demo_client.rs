@@ -59,6 +59,7 @@ pub(crate) async fn run(args: DemoArgs) -> Result<ExitCode, CliError> {
         headers: Vec::new(),
         no_input: false,
         token_file: None,
+        era: "auto".into(),
         no_oauth: true,
         client_id: None,
     };

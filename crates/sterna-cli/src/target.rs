@@ -8,7 +8,7 @@ use crate::fulfil::Answerer;
 use crate::notify::Notices;
 use crate::ui::Ui;
 use sterna::client::{
-    Client, ClientBuilder, ClientError, Refusal, TransportError, transport::HttpTransport,
+    Client, ClientBuilder, ClientError, EraMode, Refusal, TransportError, transport::HttpTransport,
 };
 use sterna::types::elicitation::{
     ElicitFormParams, ElicitRequestParams, ElicitResult, ElicitUrlParams,
@@ -142,8 +142,14 @@ pub(crate) fn connect(
         target.label(),
     );
     let notices = Notices::start(ui.clone());
-    let builder =
-        Client::builder("sterna", env!("CARGO_PKG_VERSION")).on_notification(notices.sink());
+    let era = match opts.era.as_str() {
+        "modern" => EraMode::Modern,
+        "legacy" => EraMode::Legacy,
+        _ => EraMode::Auto,
+    };
+    let builder = Client::builder("sterna", env!("CARGO_PKG_VERSION"))
+        .era(era)
+        .on_notification(notices.sink());
     let client = open(target, opts, with_handlers(builder, &answerer), &ui)?;
     let log_level = (opts.log_level != "none").then(|| opts.log_level.clone());
     Ok(Conn {
