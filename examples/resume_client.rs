@@ -55,10 +55,12 @@ fn answers(json: &str) -> Result<InputResponses, Error> {
 }
 
 async fn run(args: &[String]) -> Result<(), Error> {
-    // No handlers: this client answers by hand, so it declares form elicitation itself.
+    // Capabilities are declared by registering handlers. This client answers by hand
+    // (`resume`), so its form handler is never called by `start`/`resume`; registering
+    // it is what tells the server this client can answer forms.
     let client = |url: &str| {
         Client::builder("resume-client-example", "1.0.0")
-            .on_elicit(|_| async { ElicitResult::cancel() }) // declares `elicitation.form`
+            .on_elicit(|_| async { ElicitResult::cancel() })
             .connect_http(url)
     };
     match args {
