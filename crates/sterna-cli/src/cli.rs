@@ -4,8 +4,8 @@
 use clap::{Args, Parser, Subcommand};
 use std::path::PathBuf;
 
-/// A terminal client for MCP 2026-07-28 servers (MRTR questions as real forms), and a
-/// demo server.
+/// A terminal client for MCP servers, 2026-07-28 (MRTR questions as real forms) and
+/// 2025-11-25 (pushed questions, the same forms), with OAuth; and a demo server.
 #[derive(Debug, Parser)]
 #[command(name = "sterna", version, propagate_version = true)]
 #[command(
@@ -68,6 +68,23 @@ pub(crate) struct ClientOpts {
     /// Never ask in the terminal, even when there is one (as if stdin were not a terminal).
     #[arg(long)]
     pub(crate) no_input: bool,
+    /// Where OAuth tokens and client registrations are kept (created 0600). Default:
+    /// $XDG_CONFIG_HOME/sterna/tokens.json, else ~/.config/sterna/tokens.json.
+    #[arg(long, value_name = "FILE", env = "STERNA_TOKEN_FILE")]
+    pub(crate) token_file: Option<PathBuf>,
+    /// The protocol era to speak: auto (probe with server/discover, fall back to
+    /// 2025-11-25), modern (2026-07-28 only) or legacy (2025-11-25: initialize, a session,
+    /// pushed questions).
+    #[arg(long, value_name = "ERA", default_value = "auto", value_parser = ["auto", "modern", "legacy"])]
+    pub(crate) era: String,
+    /// Never authorize with OAuth: a server that answers 401 fails the command (exit 4).
+    /// (Also off when an Authorization header is given with -H.)
+    #[arg(long)]
+    pub(crate) no_oauth: bool,
+    /// An OAuth client id registered beforehand with the authorization server (default:
+    /// register dynamically, or as the server's metadata allows).
+    #[arg(long, value_name = "ID")]
+    pub(crate) client_id: Option<String>,
 }
 
 /// `sterna connect`.

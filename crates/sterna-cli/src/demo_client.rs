@@ -58,6 +58,10 @@ pub(crate) async fn run(args: DemoArgs) -> Result<ExitCode, CliError> {
         log_level: "info".into(),
         headers: Vec::new(),
         no_input: false,
+        token_file: None,
+        era: "auto".into(),
+        no_oauth: true,
+        client_id: None,
     };
     let conn = target::connect(&target, &opts, answers)?;
     conn.answerer.set_server("sterna-demo".into());

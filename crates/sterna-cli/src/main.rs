@@ -15,6 +15,7 @@ mod drive;
 mod exit;
 mod fulfil;
 mod notify;
+mod oauth;
 mod render;
 mod roots;
 mod sampling_cmd;

@@ -8,7 +8,7 @@ use crate::fulfil::Answerer;
 use crate::notify::Notices;
 use crate::ui::Ui;
 use sterna::client::{
-    Client, ClientBuilder, ClientError, Refusal, TransportError, transport::HttpTransport,
+    Client, ClientBuilder, ClientError, EraMode, Refusal, TransportError, transport::HttpTransport,
 };
 use sterna::types::elicitation::{
     ElicitFormParams, ElicitRequestParams, ElicitResult, ElicitUrlParams,
@@ -88,19 +88,27 @@ fn with_handlers(builder: ClientBuilder, answerer: &Answerer) -> ClientBuilder {
 }
 
 /// The client over the target's transport.
-fn open(target: &Target, opts: &ClientOpts, builder: ClientBuilder) -> Result<Client, CliError> {
+fn open(
+    target: &Target,
+    opts: &ClientOpts,
+    builder: ClientBuilder,
+    ui: &Ui,
+) -> Result<Client, CliError> {
     match target {
         Target::Http(url) => {
-            let mut t =
-                HttpTransport::new(url).map_err(|e| CliError::Usage(format!("{url}: {e}")))?;
+            let mut t = HttpTransport::builder(url);
             for h in &opts.headers {
                 let (n, v) = h.split_once(':').ok_or_else(|| {
                     CliError::Usage(format!("--header {h:?}: expected NAME: VALUE"))
                 })?;
-                t = t
-                    .header(n.trim(), v.trim())
-                    .map_err(|e| CliError::Usage(format!("--header {h:?}: {e}")))?;
+                t = t.header(n.trim(), v.trim());
             }
+            if let Some(oauth) = crate::oauth::for_http(opts, ui)? {
+                t = t.oauth(oauth);
+            }
+            let t = t
+                .build()
+                .map_err(|e| CliError::Usage(format!("{url}: {e}")))?;
             Ok(builder.build(t))
         }
         Target::Stdio(cmd) => {
@@ -134,10 +142,16 @@ pub(crate) fn connect(
         target.label(),
     );
     let notices = Notices::start(ui.clone());
+    let era = match opts.era.as_str() {
+        "modern" => EraMode::Modern,
+        "legacy" => EraMode::Legacy,
+        _ => EraMode::Auto,
+    };
     let builder = Client::builder("sterna", env!("CARGO_PKG_VERSION"))
+        .era(era)
         .tasks(true)
         .on_notification(notices.sink());
-    let client = open(target, opts, with_handlers(builder, &answerer))?;
+    let client = open(target, opts, with_handlers(builder, &answerer), &ui)?;
     let log_level = (opts.log_level != "none").then(|| opts.log_level.clone());
     Ok(Conn {
         client,

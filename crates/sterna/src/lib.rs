@@ -7,6 +7,7 @@ pub mod __fuzz;
 pub mod client;
 mod definition;
 mod error;
+pub mod guides;
 pub mod header_value;
 #[cfg(feature = "http")]
 pub mod http;

@@ -3,6 +3,7 @@
 //! (`--json`, typed answers, exit codes), and the demo server over stdio.
 
 mod interactive;
+mod oauth;
 mod screen;
 mod scripted;
 mod session;

@@ -63,6 +63,50 @@ fn json_result_with_answers_from_set_over_stdio() {
     assert_eq!(v["content"][0]["text"], "Created orders in eu-west-1");
 }
 
+/// `--era legacy`: `initialize`, a 2025-11-25 session, the question pushed as
+/// `elicitation/create` and answered from `--set`, over stdio and over HTTP.
+#[test]
+fn era_legacy_answers_pushed_questions_over_stdio_and_http() {
+    let server = HttpServer::start();
+    let stdio = [
+        "call",
+        "--era",
+        "legacy",
+        "provision_database",
+        r#"{"name":"orders"}"#,
+        "--set",
+        "region=us-east-1",
+        "--json",
+        "--",
+        sterna(),
+        "serve",
+    ];
+    let http = [
+        "call",
+        "--era",
+        "legacy",
+        &server.1,
+        "provision_database",
+        r#"{"name":"ledger"}"#,
+        "--set",
+        "region=eu-west-1",
+        "--json",
+    ];
+    for (args, want) in [
+        (&stdio[..], "Created orders in us-east-1"),
+        (&http[..], "Created ledger in eu-west-1"),
+    ] {
+        let out = run(args);
+        assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+        let v: Value = serde_json::from_slice(&out.stdout).expect("stdout is one JSON document");
+        assert_eq!(v["content"][0]["text"], want);
+        // A pushed question has no MRTR key (sterna names it `sterna-…`): answered by field.
+        let err = text(&out.stderr);
+        assert!(!err.contains("pick_region"), "{err}");
+        assert!(err.contains(".region → "), "{err}");
+    }
+}
+
 #[test]
 fn answers_are_typed_by_the_requested_schema_over_http() {
     let server = HttpServer::start();
