@@ -6,6 +6,9 @@
 pub mod __fuzz;
 pub mod client;
 mod definition;
+#[cfg(feature = "http")]
+#[doc = include_str!("../docs/deployment.md")]
+pub mod deployment {}
 mod error;
 pub mod header_value;
 #[cfg(feature = "http")]
