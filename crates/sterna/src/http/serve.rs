@@ -63,7 +63,9 @@ impl HttpServer {
     }
 
     /// Adds a header to every response of the endpoint, e.g. the name of the replica that
-    /// answered (`x-sterna-replica`), to see a load balancer at work.
+    /// answered (`x-sterna-replica`), to see a load balancer at work. Applies when this
+    /// server serves ([`serve`](Self::serve), [`serve_with_shutdown`](Self::serve_with_shutdown)),
+    /// not to the service [`into_service`](Self::into_service) returns.
     pub fn response_header(mut self, name: http::HeaderName, value: http::HeaderValue) -> Self {
         Arc::make_mut(&mut self.headers).append(name, value);
         self
