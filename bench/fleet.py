@@ -102,7 +102,7 @@ def measure(args, setup: str, rep: int, rows: list) -> None:
                 res = compare.run_loadgen(args, fleet.url, mode, c, args.duration)
                 after = fleet.cpu()
                 if "failure" in res or res["errors"] or not res["ops"]:
-                    compare.log(f"  {setup} {mode} C={c}: INVALID {res.get('failure') or res.get('first_error')}")
+                    compare.log(f"  {setup} {mode} C={c}: INVALID {res.get('failure') or res.get('stderr') or res.get('errors')}")
                     continue
                 us = {role: (after[role] - before[role]) / res["ops"] * 1e6 for role in after}
                 row = {"setup": setup, "mode": mode, "c": c, "rep": rep, "ops_s": res["ops_per_s"],
