@@ -88,10 +88,6 @@ impl Drop for Fleet {
 
 impl Fleet {
     /// Redis, `n` replicas sharing `keys` and Redis, and nginx in front.
-    #[expect(
-        clippy::zombie_processes,
-        reason = "every child is owned by the Fleet, whose Drop kills and waits for it"
-    )]
     pub(crate) fn start(n: usize, keys: &str) -> Self {
         let redis_port = free_port();
         let run = std::env::temp_dir().join(format!("sterna-cluster-{redis_port}"));

@@ -95,7 +95,7 @@ pub(crate) async fn operation(
         .era(EraMode::Modern)
         .on_elicit(|f: ElicitFormParams| async move { answer(f) })
         .build(transport.clone());
-    let (tool, args, expect) = if safe_only || i % 2 == 0 {
+    let (tool, args, expect) = if safe_only || i.is_multiple_of(2) {
         let name = format!("db{i}");
         let expect = format!("Created {name} in eu-west-1");
         ("provision_database", json!({ "name": name }), expect)
