@@ -131,7 +131,8 @@ impl Fleet {
             .args(["serve", "--http", &format!("127.0.0.1:{}", r.port)])
             .args(["--redis", &self.redis_url, "--replica", &r.name])
             .env("STERNA_STATE_KEYS", keys)
-            .env("STERNA_LOG", "warn")
+            // Debug for legacy sessions: answers handed to the fleet are logged.
+            .env("STERNA_LOG", "warn,sterna::http::legacy=debug")
             .stdout(Stdio::piped())
             .stderr(log)
             .spawn()
@@ -182,6 +183,20 @@ impl Fleet {
     /// A replica's own endpoint.
     pub(crate) fn direct(&self, i: usize) -> String {
         format!("http://127.0.0.1:{}/mcp", self.replicas[i].port)
+    }
+
+    /// Lines of the replicas' logs that contain `needle`.
+    pub(crate) fn replica_log_lines(&self, needle: &str) -> usize {
+        self.replicas
+            .iter()
+            .map(|r| std::fs::read_to_string(self.run.join(format!("{}.log", r.name))))
+            .map(|log| {
+                log.unwrap_or_default()
+                    .lines()
+                    .filter(|l| l.contains(needle))
+                    .count()
+            })
+            .sum()
     }
 
     /// Lines of nginx's error log about replica `i` (refused connects, resets: requests

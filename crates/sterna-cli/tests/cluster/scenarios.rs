@@ -283,8 +283,14 @@ async fn legacy_clients_complete_pushed_elicitations_behind_round_robin() {
         );
         ok += 1;
     }
+    let crossed = fleet.replica_log_lines("published to the fleet");
     println!(
-        "[legacy] {ok} of 12 2025-11-25 sessions completed a pushed elicitation through nginx"
+        "[legacy] {ok} of 12 2025-11-25 sessions completed a pushed elicitation through nginx; \
+         {crossed} answers reached another replica than the one running the call (routed over Redis)"
+    );
+    assert!(
+        crossed > 0,
+        "round robin sent some answers to another replica"
     );
 }
 
