@@ -57,6 +57,12 @@ async fn endpoint(args: &ServeArgs, keys: StateKeys) -> Result<HttpServer, CliEr
     let served = match &args.redis {
         None => HttpServer::new(demo_server::build(keys, None)),
         Some(url) => {
+            if keys.is_ephemeral() {
+                tracing::warn!(
+                    "a fleet replica with an ephemeral key: no other replica can open its \
+                     states; set STERNA_STATE_KEYS to the fleet's key list"
+                );
+            }
             let redis = sterna_redis::Redis::connect(url)
                 .await
                 .map_err(|e| CliError::Local(format!("redis {url}: {e}")))?
