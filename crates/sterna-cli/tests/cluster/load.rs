@@ -7,7 +7,7 @@ use serde_json::{Map, json};
 use std::collections::BTreeMap;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
-use sterna::client::{Client, EraMode};
+use sterna::client::{Call, Client, EraMode};
 use sterna::types::elicitation::{ElicitFormParams, ElicitResult};
 
 /// What the load did.
@@ -57,7 +57,7 @@ impl Report {
             self.ops.len(),
             self.failures().len()
         );
-        for tool in ["provision_database", "redeem_voucher"] {
+        for tool in ["provision_database", "redeem_voucher", "deploy"] {
             let n = self.ops.iter().filter(|o| o.0 == tool).count();
             if n > 0 {
                 let s = self.spread(tool);
@@ -114,6 +114,38 @@ pub(crate) async fn operation(
     };
     client.close().await;
     (tool.to_owned(), transport.legs(), error)
+}
+
+/// `n` concurrent `deploy` calls (20 steps of 100 ms: SSE streams of progress that live
+/// for 2 s), for a replica to die under.
+/// `streams` counts the calls whose SSE response has begun.
+pub(crate) async fn deploys(url: &str, n: usize, streams: Arc<AtomicUsize>) -> Report {
+    let http = Recording::new(&pool(), url);
+    let calls = (0..n).map(|i| {
+        let mut transport = Recording::new(&http.http, &http.url);
+        transport.streams = streams.clone();
+        async move {
+            let client = Client::builder("cluster-test", "1")
+                .era(EraMode::Modern)
+                .build(transport.clone());
+            let args = json!({"steps": 20, "step_ms": 100});
+            // A progress token: the answer is an SSE stream of progress, begun at once.
+            let call = Call::tool("deploy", &args).meta("progressToken", i);
+            let error = match client.run(call).await {
+                Ok(r) if r.text_content() == "Deployed in 20 steps" => None,
+                Ok(r) => Some(format!(
+                    "deploy #{i}: unexpected result {:?}",
+                    r.text_content()
+                )),
+                Err(e) => Some(format!("deploy #{i}: {e}")),
+            };
+            client.close().await;
+            ("deploy".to_owned(), transport.legs(), error)
+        }
+    });
+    Report {
+        ops: futures_util::future::join_all(calls).await,
+    }
 }
 
 /// `ops` operations through `url`, `concurrency` at a time; `done` counts finished ones.

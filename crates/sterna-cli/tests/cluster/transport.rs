@@ -24,6 +24,8 @@ pub(crate) struct Leg {
     pub(crate) method: String,
     /// Whether it carried a `requestState` (a retry leg of an MRTR flow).
     pub(crate) with_state: bool,
+    /// Whether its response stream broke before the response (the client re-issues it).
+    pub(crate) broken: bool,
 }
 
 /// The shared HTTP client (a connection pool to nginx).
@@ -37,6 +39,8 @@ pub(crate) struct Recording {
     pub(crate) http: Hyper<HttpConnector, Full<Bytes>>,
     pub(crate) url: String,
     pub(crate) legs: Arc<Mutex<Vec<Leg>>>,
+    /// Counts SSE responses whose head arrived (streams under way).
+    pub(crate) streams: Arc<std::sync::atomic::AtomicUsize>,
 }
 
 impl Recording {
@@ -45,6 +49,7 @@ impl Recording {
             http: http.clone(),
             url: url.to_owned(),
             legs: Arc::default(),
+            streams: Arc::default(),
         }
     }
 
@@ -77,13 +82,15 @@ impl Recording {
             .and_then(|v| v.to_str().ok())
             .unwrap_or("-")
             .to_owned();
-        self.legs.lock().unwrap().push(Leg {
+        let mut leg = Leg {
             replica,
             status,
             method,
             with_state,
-        });
+            broken: false,
+        };
         if matches!(status, 502..=504) {
+            self.legs.lock().unwrap().push(leg);
             return Err(TransportError::StreamBroken);
         }
         let sse = response
@@ -91,12 +98,23 @@ impl Recording {
             .get("content-type")
             .and_then(|v| v.to_str().ok())
             .is_some_and(|c| c.starts_with("text/event-stream"));
-        let Ok(body) = response.into_body().collect().await else {
+        if sse {
+            self.streams
+                .fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+        }
+        let body = response.into_body().collect().await.map(|b| b.to_bytes());
+        let answer = match &body {
+            Ok(b) if sse => answer_in_stream(b, &sink),
+            Ok(b) => Some(b.to_vec()),
+            Err(_) => None,
+        };
+        leg.broken = answer.is_none();
+        self.legs.lock().unwrap().push(leg);
+        let (Ok(body), Some(answer)) = (body, answer) else {
             return Err(TransportError::StreamBroken);
         };
-        let body = body.to_bytes();
         if sse {
-            return answer_in_stream(&body, &sink).ok_or(TransportError::StreamBroken);
+            return Ok(answer);
         }
         if body.is_empty() {
             return Err(TransportError::Http {
