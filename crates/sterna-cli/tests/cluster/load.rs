@@ -52,8 +52,14 @@ impl Report {
 
     pub(crate) fn print(&self, label: &str) {
         let legs: usize = self.ops.iter().map(|o| o.1.len()).sum();
+        let bad_gateway = self
+            .ops
+            .iter()
+            .flat_map(|o| &o.1)
+            .filter(|l| l.status >= 500)
+            .count();
         println!(
-            "[{label}] {} operations, {} failed, {legs} legs",
+            "[{label}] {} operations, {} failed, {legs} legs ({bad_gateway} answered 5xx and re-issued)",
             self.ops.len(),
             self.failures().len()
         );
