@@ -1,13 +1,15 @@
 //! A load generator for MCP 2026-07-28 servers over Streamable HTTP.
 //!
 //! ```text
-//! loadgen --url http://127.0.0.1:3000/mcp --mode echo|mrtr --concurrency 32 --duration 10 --warmup 2
+//! loadgen --url http://127.0.0.1:3000/mcp --mode echo|mrtr|single-use --concurrency 32 --duration 10 --warmup 2
 //! ```
 //!
 //! C workers, each on its own persistent keep-alive connection, run operations back to
 //! back: `echo` is one `tools/call echo {text}`; `mrtr` is a full MRTR operation —
 //! `tools/call provision_database {name}` → `input_required` → the retry with a new id,
-//! an answer for every question and the `requestState` echoed exactly → `complete`.
+//! an answer for every question and the `requestState` echoed exactly → `complete`;
+//! `single-use` is the same with the demo server's single-use `redeem_voucher` (a new
+//! voucher code each operation), whose final leg consumes its state in the replay store.
 //! Every response is checked (JSON or SSE); a wrong one counts as an error. Prints one
 //! JSON line: ops/s, latency percentiles, errors, and this process's CPU time.
 
@@ -21,12 +23,58 @@ use serde_json::value::RawValue;
 use std::collections::BTreeMap;
 use std::time::{Duration, Instant};
 
+/// What one operation is.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Mode {
+    Echo,
+    Mrtr,
+    SingleUse,
+}
+
+impl Mode {
+    fn name(self) -> &'static str {
+        match self {
+            Self::Echo => "echo",
+            Self::Mrtr => "mrtr",
+            Self::SingleUse => "single-use",
+        }
+    }
+}
+
+/// An MRTR operation: the tool, its arguments, the answer to each question, and the text
+/// of the completed result.
+struct Flow {
+    tool: &'static str,
+    args: String,
+    answer: &'static str,
+    expect: String,
+}
+
+impl Flow {
+    fn new(mode: Mode, id: u64) -> Self {
+        match mode {
+            Mode::SingleUse => Self {
+                tool: "redeem_voucher",
+                args: format!(r#"{{"code":"v{id}"}}"#),
+                answer: r#"{"action":"accept","content":{"confirm":true}}"#,
+                expect: format!("Redeemed voucher v{id}"),
+            },
+            _ => Self {
+                tool: "provision_database",
+                args: r#"{"name":"orders"}"#.to_owned(),
+                answer: r#"{"action":"accept","content":{"region":"eu-west-1"}}"#,
+                expect: "Created orders in eu-west-1".to_owned(),
+            },
+        }
+    }
+}
+
 #[derive(Clone)]
 struct Opts {
     host: String,
     port: u16,
     path: String,
-    mrtr: bool,
+    mode: Mode,
     concurrency: usize,
     duration: Duration,
     warmup: Duration,
@@ -60,9 +108,10 @@ fn parse_args() -> Result<Opts, String> {
         host: host.to_owned(),
         port: port.parse().map_err(|e| format!("port: {e}"))?,
         path,
-        mrtr: match mode.as_str() {
-            "echo" => false,
-            "mrtr" => true,
+        mode: match mode.as_str() {
+            "echo" => Mode::Echo,
+            "mrtr" => Mode::Mrtr,
+            "single-use" => Mode::SingleUse,
             m => return Err(format!("unknown mode {m}")),
         },
         concurrency: concurrency.max(1),
@@ -205,11 +254,12 @@ async fn echo_op(c: &mut Conn, o: &Opts, id: u64) -> Result<(), String> {
 }
 
 async fn mrtr_op(c: &mut Conn, o: &Opts, id: u64) -> Result<(), String> {
-    let args = r#"{"name":"orders"}"#;
+    let flow = Flow::new(o.mode, id);
+    let (tool, args) = (flow.tool, flow.args.as_str());
     let first = format!(
-        r#"{{"jsonrpc":"2.0","id":{id},"method":"tools/call","params":{{"name":"provision_database","arguments":{args},{META}}}}}"#
+        r#"{{"jsonrpc":"2.0","id":{id},"method":"tools/call","params":{{"name":"{tool}","arguments":{args},{META}}}}}"#
     );
-    let msg = post(c, o, "provision_database", first).await?;
+    let msg = post(c, o, tool, first).await?;
     let r = result(&msg)?;
     if r.result_type != Some("input_required") {
         return Err(format!(
@@ -233,7 +283,8 @@ async fn mrtr_op(c: &mut Conn, o: &Opts, id: u64) -> Result<(), String> {
             answers.push(',');
         }
         answers.push_str(&serde_json::to_string(key).map_err(|e| e.to_string())?);
-        answers.push_str(r#":{"action":"accept","content":{"region":"eu-west-1"}}"#);
+        answers.push(':');
+        answers.push_str(flow.answer);
     }
     answers.push('}');
     let state = match &r.request_state {
@@ -244,14 +295,14 @@ async fn mrtr_op(c: &mut Conn, o: &Opts, id: u64) -> Result<(), String> {
         None => String::new(),
     };
     let retry = format!(
-        r#"{{"jsonrpc":"2.0","id":{},"method":"tools/call","params":{{"name":"provision_database","arguments":{args},"inputResponses":{answers}{state},{META}}}}}"#,
+        r#"{{"jsonrpc":"2.0","id":{},"method":"tools/call","params":{{"name":"{tool}","arguments":{args},"inputResponses":{answers}{state},{META}}}}}"#,
         id + 1
     );
-    let msg = post(c, o, "provision_database", retry).await?;
+    let msg = post(c, o, tool, retry).await?;
     let r = result(&msg)?;
     if r.result_type.is_some_and(|t| t != "complete")
         || r.is_error == Some(true)
-        || text(&r) != "Created orders in eu-west-1"
+        || text(&r) != flow.expect
     {
         return Err(format!(
             "wrong completion: {}",
@@ -292,7 +343,7 @@ async fn worker(o: Opts, index: usize, measure_from: Instant, stop_at: Instant) 
         let c = conn.as_mut().expect("connected");
         let started = Instant::now();
         id += 2;
-        let outcome = if o.mrtr {
+        let outcome = if o.mode != Mode::Echo {
             mrtr_op(c, &o, id).await
         } else {
             echo_op(c, &o, id).await
@@ -381,7 +432,7 @@ fn main() {
     }
     let secs = o.duration.as_secs_f64();
     let line = serde_json::json!({
-        "mode": if o.mrtr { "mrtr" } else { "echo" },
+        "mode": o.mode.name(),
         "concurrency": o.concurrency,
         "duration_s": secs,
         "ops": ops,
@@ -391,7 +442,7 @@ fn main() {
         "p90_ms": percentile(&lat, 0.90),
         "p99_ms": percentile(&lat, 0.99),
         "loadgen_cpu_s": cpu,
-        "requests": ops * if o.mrtr { 2 } else { 1 },
+        "requests": ops * if o.mode == Mode::Echo { 1 } else { 2 },
     });
     println!("{line}");
 }

@@ -150,8 +150,30 @@ pub(crate) struct DemoArgs {
 
 /// `sterna serve`.
 #[derive(Debug, Args)]
+#[command(
+    after_help = "State keys: STERNA_STATE_KEYS=\"<sealing>,<verify-only>...\" \
+(base64, from `sterna keygen`); the same list on every replica of a fleet. Without it, an \
+ephemeral key that only this process can open."
+)]
 pub(crate) struct ServeArgs {
     /// Serve Streamable HTTP at http://ADDR/mcp instead of stdio.
     #[arg(long, value_name = "ADDR")]
     pub(crate) http: Option<std::net::SocketAddr>,
+    /// Share single-use states, 2025-11-25 sessions and list/resource changes with the
+    /// other replicas of a fleet through this Redis (redis://HOST:PORT/DB).
+    #[arg(long, value_name = "URL", env = "STERNA_REDIS_URL", requires = "http")]
+    pub(crate) redis: Option<String>,
+    /// The name of this replica: sent as `x-sterna-replica` on every response and logged
+    /// with every message.
+    #[arg(long, value_name = "NAME", env = "STERNA_REPLICA", requires = "http")]
+    pub(crate) replica: Option<String>,
+    /// The key prefix in Redis (several fleets on one Redis).
+    #[arg(
+        long,
+        value_name = "PREFIX",
+        env = "STERNA_REDIS_PREFIX",
+        default_value = "sterna",
+        requires = "redis"
+    )]
+    pub(crate) redis_prefix: String,
 }

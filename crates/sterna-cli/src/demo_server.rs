@@ -1,12 +1,16 @@
 //! The demo server: `provision_database` (asks a region: an arrow-key select), `sign_up`
 //! (a form of several field types, in declaration order), `deploy` (progress and log
-//! messages), `echo`; a prompt, a resource and a resource template.
+//! messages), `redeem_voucher` (single-use: asks a confirmation, runs at most once per
+//! state even when its final leg is replayed), `echo`; a prompt, a resource and a
+//! resource template.
 
 use schemars::JsonSchema;
 use serde::Deserialize;
+use std::sync::Arc;
 use std::time::Duration;
 use sterna::mrtr::form;
 use sterna::server::{Context, Prompt, Resource, ResourceTemplate, ServerBuilder, Tool};
+use sterna::state::ReplayStore;
 use sterna::types::meta::LoggingLevel;
 use sterna::{Elicitation, HandlerError, Server, StateKeys};
 
@@ -81,6 +85,20 @@ pub(crate) struct SignUp {
     pub(crate) newsletter: bool,
 }
 
+/// Arguments of `redeem_voucher`.
+#[derive(Debug, Deserialize, JsonSchema)]
+pub(crate) struct VoucherArgs {
+    /// The voucher code.
+    pub(crate) code: String,
+}
+
+/// The confirmation `redeem_voucher` asks for.
+#[derive(Debug, Deserialize, JsonSchema)]
+pub(crate) struct ConfirmRedeem {
+    /// Redeem it now?
+    pub(crate) confirm: bool,
+}
+
 /// No arguments.
 #[derive(Debug, Deserialize, JsonSchema)]
 pub(crate) struct NoArgs {}
@@ -138,6 +156,21 @@ fn sign_up_tool() -> sterna::server::ToolDef {
         )
 }
 
+fn redeem_tool() -> sterna::server::ToolDef {
+    Tool::new("redeem_voucher")
+        .description("Redeems a voucher once: asks a confirmation; a replayed answer is refused")
+        .single_use()
+        .ask(|a: &VoucherArgs| form::<ConfirmRedeem>(format!("Redeem voucher {}?", a.code)))
+        .run(
+            |_ctx: Context, a: VoucherArgs, ok: Elicitation<ConfirmRedeem>| async move {
+                if !ok.required()?.confirm {
+                    return Ok::<_, HandlerError>(format!("Voucher {} kept", a.code));
+                }
+                Ok(format!("Redeemed voucher {}", a.code))
+            },
+        )
+}
+
 fn deploy_tool() -> sterna::server::ToolDef {
     Tool::new("deploy")
         .description("Pretends to deploy: reports progress and log messages")
@@ -183,6 +216,7 @@ pub(crate) fn tools<K>(builder: ServerBuilder<K>) -> ServerBuilder<K> {
                 ),
         )
         .tool(sign_up_tool())
+        .tool(redeem_tool())
         .tool(
             Tool::new("touch_readme")
                 .description("Announces that sterna://readme changed (to try `listen`)")
@@ -218,11 +252,17 @@ pub(crate) fn tools<K>(builder: ServerBuilder<K>) -> ServerBuilder<K> {
         )
 }
 
-/// The demo server with the given keys.
-pub(crate) fn build(keys: StateKeys) -> Server {
-    tools(Server::builder("sterna-demo", env!("CARGO_PKG_VERSION")))
+/// The demo server with the given keys, recording consumed single-use states in `replay`
+/// (default: in this process's memory).
+pub(crate) fn build(keys: StateKeys, replay: Option<Arc<dyn ReplayStore>>) -> Server {
+    let builder = tools(Server::builder("sterna-demo", env!("CARGO_PKG_VERSION")))
         .state_keys(keys)
-        .instructions("Use provision_database to create a database; it asks the user for a region.")
-        .build()
-        .expect("the demo server is valid")
+        .instructions(
+            "Use provision_database to create a database; it asks the user for a region.",
+        );
+    let builder = match replay {
+        Some(store) => builder.replay_store(store),
+        None => builder,
+    };
+    builder.build().expect("the demo server is valid")
 }

@@ -34,6 +34,7 @@ use sterna::StateKeys;
 fn init_logs() {
     tracing_subscriber::fmt()
         .with_writer(std::io::stderr)
+        .with_ansi(std::io::IsTerminal::is_terminal(&std::io::stderr()))
         .with_env_filter(
             tracing_subscriber::EnvFilter::try_from_env("STERNA_LOG")
                 .unwrap_or_else(|_| "warn".into()),

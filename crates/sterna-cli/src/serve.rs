@@ -1,10 +1,17 @@
-//! `sterna serve`: the demo server on stdio, or over Streamable HTTP.
+//! `sterna serve`: the demo server on stdio, or over Streamable HTTP — alone, or as one
+//! replica of a fleet sharing Redis (`--redis`) behind a load balancer.
 
 use crate::cli::ServeArgs;
 use crate::demo_server;
 use crate::exit::CliError;
 use std::io::Write;
+use std::sync::Arc;
 use sterna::StateKeys;
+use sterna::http::{HttpConfig, HttpServer, McpService, SessionConfig};
+use tracing::Instrument;
+
+/// The response header naming the replica that answered.
+pub(crate) const REPLICA_HEADER: &str = "x-sterna-replica";
 
 /// Keys from `STERNA_STATE_KEYS`, or an ephemeral key (logged by the server builder).
 pub(crate) fn keys_from_env() -> Result<StateKeys, CliError> {
@@ -15,27 +22,88 @@ pub(crate) fn keys_from_env() -> Result<StateKeys, CliError> {
     }
 }
 
-/// Runs the demo server until end of input (stdio) or Ctrl-C (HTTP).
+/// Runs the demo server until end of input (stdio) or Ctrl-C / SIGTERM (HTTP).
 pub(crate) async fn run(args: ServeArgs) -> Result<(), CliError> {
-    let server = demo_server::build(keys_from_env()?);
+    let keys = keys_from_env()?;
     let Some(addr) = args.http else {
+        let server = demo_server::build(keys, None);
         return sterna::transport::serve_stdio(server)
             .await
             .map_err(|e| CliError::Local(format!("stdio: {e}")));
     };
-    let listener = tokio::net::TcpListener::bind(addr)
-        .await
-        .map_err(|e| CliError::Local(format!("bind {addr}: {e}")))?;
-    let local = listener
-        .local_addr()
-        .map_err(|e| CliError::Local(e.to_string()))?;
-    println!("listening on http://{local}/mcp");
-    let _ = std::io::stdout().flush();
-    let shutdown = async {
-        let _ = tokio::signal::ctrl_c().await;
+    let replica = args.replica.clone().unwrap_or_default();
+    let span = tracing::info_span!("serve", replica = %replica);
+    async move {
+        let http = endpoint(&args, keys).await?;
+        let listener = tokio::net::TcpListener::bind(addr)
+            .await
+            .map_err(|e| CliError::Local(format!("bind {addr}: {e}")))?;
+        let local = listener
+            .local_addr()
+            .map_err(|e| CliError::Local(e.to_string()))?;
+        tracing::info!(%local, redis = args.redis.is_some(), "listening");
+        println!("listening on http://{local}/mcp");
+        let _ = std::io::stdout().flush();
+        http.serve_with_shutdown(listener, shutdown())
+            .await
+            .map_err(|e| CliError::Local(format!("http: {e}")))
+    }
+    .instrument(span)
+    .await
+}
+
+/// The HTTP endpoint: alone, or a replica of a fleet on Redis.
+async fn endpoint(args: &ServeArgs, keys: StateKeys) -> Result<HttpServer, CliError> {
+    let served = match &args.redis {
+        None => HttpServer::new(demo_server::build(keys, None)),
+        Some(url) => {
+            if keys.is_ephemeral() {
+                tracing::warn!(
+                    "a fleet replica with an ephemeral key: no other replica can open its \
+                     states; set STERNA_STATE_KEYS to the fleet's key list"
+                );
+            }
+            let redis = sterna_redis::Redis::connect(url)
+                .await
+                .map_err(|e| CliError::Local(format!("redis {url}: {e}")))?
+                .with_prefix(args.redis_prefix.clone());
+            let server = demo_server::build(keys, Some(Arc::new(redis.replay_store())));
+            let bus = sterna_redis::RedisBus::new(&redis);
+            let sessions = SessionConfig::new()
+                .store(Arc::new(redis.session_store()))
+                .bus(bus.clone());
+            let service = McpService::new(server.clone(), HttpConfig::new().sessions(sessions));
+            // Changes made here reach the fleet; the fleet's changes and the answers
+            // meant for requests running here arrive through the bus.
+            bus.attach(&server, Some(service.clone()));
+            HttpServer::from_service(service)
+        }
     };
-    sterna::http::HttpServer::new(server)
-        .serve_with_shutdown(listener, shutdown)
-        .await
-        .map_err(|e| CliError::Local(format!("http: {e}")))
+    Ok(match &args.replica {
+        None => served,
+        Some(name) => {
+            let value = http::HeaderValue::from_str(name)
+                .map_err(|_| CliError::Usage(format!("--replica {name:?}: not a header value")))?;
+            served.response_header(http::HeaderName::from_static(REPLICA_HEADER), value)
+        }
+    })
+}
+
+/// Ctrl-C or SIGTERM.
+async fn shutdown() {
+    #[cfg(unix)]
+    let term = async {
+        match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
+            Ok(mut s) => {
+                s.recv().await;
+            }
+            Err(_) => std::future::pending::<()>().await,
+        }
+    };
+    #[cfg(not(unix))]
+    let term = std::future::pending::<()>();
+    tokio::select! {
+        _ = tokio::signal::ctrl_c() => {}
+        () = term => {}
+    }
 }

@@ -140,3 +140,33 @@ fn rand_u64() -> u64 {
     h.write_u32(std::process::id());
     h.finish()
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::value::RawValue;
+
+    #[test]
+    fn an_answer_survives_the_trip_through_the_channel() {
+        let raw = RawValue::from_string(r#"{"action":"accept","content":{"region":"eu"}}"#.into())
+            .unwrap();
+        let event = SessionEvent::Answer {
+            session: "s".into(),
+            id: sterna::types::jsonrpc::RequestId::from("p-1"),
+            outcome: Ok(raw),
+        };
+        let json = serde_json::to_string(&Envelope {
+            origin: "a".into(),
+            body: Body::Session(event),
+        })
+        .unwrap();
+        let back: Envelope = serde_json::from_str(&json).expect(&json);
+        let Body::Session(SessionEvent::Answer { outcome, .. }) = back.body else {
+            panic!("not an answer: {json}");
+        };
+        assert_eq!(
+            outcome.unwrap().get(),
+            r#"{"action":"accept","content":{"region":"eu"}}"#
+        );
+    }
+}

@@ -4,6 +4,7 @@
 //! * [`migration`]: from push-style `elicitation/create` (2025) to MRTR, before and after.
 //! * [`security`]: the security model of `requestState`, key management, single use.
 //! * [`client`]: the client, from `run` to `start`/`resume`, eras, OAuth and HTTPS.
+//! * [`deployment`]: keys, replicas behind nginx, Redis, legacy clients, key rotation.
 
 #[doc = include_str!("../docs/migration.md")]
 pub mod migration {}
@@ -13,3 +14,7 @@ pub mod security {}
 
 #[doc = include_str!("../docs/client.md")]
 pub mod client {}
+
+#[cfg(feature = "http")]
+#[doc = include_str!("../docs/deployment.md")]
+pub mod deployment {}

@@ -28,8 +28,10 @@ use tower_layer::Layer;
 pub struct HttpServer {
     server: Server,
     config: HttpConfig,
+    built: Option<McpService>,
     path: Arc<str>,
     auth: Option<AuthLayer>,
+    headers: Arc<http::HeaderMap>,
 }
 
 impl HttpServer {
@@ -38,14 +40,34 @@ impl HttpServer {
         Self {
             server,
             config: HttpConfig::default(),
+            built: None,
             path: Arc::from("/mcp"),
             auth: None,
+            headers: Arc::default(),
         }
     }
 
-    /// Endpoint settings.
+    /// Serves an endpoint built beforehand: one that something else also holds, such as a
+    /// fleet's bus that hands it what other replicas publish (`sterna-redis`).
+    pub fn from_service(service: McpService) -> Self {
+        let mut me = Self::new(service.server().clone());
+        me.built = Some(service);
+        me
+    }
+
+    /// Endpoint settings (replaces the endpoint given to [`from_service`](Self::from_service)).
     pub fn config(mut self, config: HttpConfig) -> Self {
         self.config = config;
+        self.built = None;
+        self
+    }
+
+    /// Adds a header to every response of the endpoint, e.g. the name of the replica that
+    /// answered (`x-sterna-replica`), to see a load balancer at work. Applies when this
+    /// server serves ([`serve`](Self::serve), [`serve_with_shutdown`](Self::serve_with_shutdown)),
+    /// not to the service [`into_service`](Self::into_service) returns.
+    pub fn response_header(mut self, name: http::HeaderName, value: http::HeaderValue) -> Self {
+        Arc::make_mut(&mut self.headers).append(name, value);
         self
     }
 
@@ -63,7 +85,10 @@ impl HttpServer {
 
     /// The endpoint as a service, for your own HTTP stack.
     pub fn into_service(self) -> McpService {
-        McpService::new(self.server, self.config)
+        match self.built {
+            Some(service) => service,
+            None => McpService::new(self.server, self.config),
+        }
     }
 
     /// Binds `addr` and serves until Ctrl-C or SIGTERM, then shuts down gracefully.
@@ -83,7 +108,8 @@ impl HttpServer {
         let server = self.server.clone();
         let path = self.path.clone();
         let auth = self.auth.clone();
-        let mcp = McpService::new(self.server, self.config);
+        let headers = self.headers.clone();
+        let mcp = self.into_service();
         let graceful = GracefulShutdown::new();
         let mut shutdown = std::pin::pin!(shutdown);
         loop {
@@ -98,18 +124,19 @@ impl HttpServer {
                         }
                     };
                     let _ = stream.set_nodelay(true);
-                    let routed = Routed { path: path.clone(), inner: mcp.clone() };
+                    let routed = Routed { path: path.clone(), inner: mcp.clone(), headers: headers.clone() };
                     let conn = hyper::server::conn::http1::Builder::new()
                         .timer(TokioTimer::new())
                         .header_read_timeout(Duration::from_secs(30))
                         .serve_connection(TokioIo::new(stream), TowerToHyperService::new(auth_or_plain(auth.as_ref(), routed)))
                         ;
                     let conn = graceful.watch(conn);
-                    tokio::spawn(async move {
+                    // In the caller's span: its fields (a replica name) tag every message.
+                    tokio::spawn(tracing::Instrument::in_current_span(async move {
                         if let Err(e) = conn.await {
                             tracing::debug!(error = %e, "connection ended with an error");
                         }
-                    });
+                    }));
                 }
                 () = &mut shutdown => break,
             }
@@ -187,6 +214,7 @@ impl tower_service::Service<http::Request<Incoming>> for Either {
 struct Routed {
     path: Arc<str>,
     inner: McpService,
+    headers: Arc<http::HeaderMap>,
 }
 
 impl<B> tower_service::Service<http::Request<B>> for Routed
@@ -198,7 +226,7 @@ where
     type Error = std::convert::Infallible;
     type Future = futures_util::future::Either<
         futures_util::future::Ready<Result<Self::Response, Self::Error>>,
-        <McpService as tower_service::Service<http::Request<B>>>::Future,
+        WithHeaders<<McpService as tower_service::Service<http::Request<B>>>::Future>,
     >;
 
     fn poll_ready(
@@ -215,7 +243,38 @@ where
             *r.status_mut() = http::StatusCode::NOT_FOUND;
             return Either::Left(ready(Ok(r)));
         }
-        Either::Right(self.inner.call(req))
+        Either::Right(WithHeaders {
+            inner: self.inner.call(req),
+            headers: self.headers.clone(),
+        })
+    }
+}
+
+pin_project_lite::pin_project! {
+    /// An answer with the server's extra response headers added.
+    struct WithHeaders<F> {
+        #[pin]
+        inner: F,
+        headers: Arc<http::HeaderMap>,
+    }
+}
+
+impl<F> Future for WithHeaders<F>
+where
+    F: Future<Output = Result<http::Response<super::body::McpBody>, std::convert::Infallible>>,
+{
+    type Output = F::Output;
+
+    fn poll(
+        self: std::pin::Pin<&mut Self>,
+        cx: &mut std::task::Context<'_>,
+    ) -> std::task::Poll<Self::Output> {
+        let me = self.project();
+        let Ok(mut response) = std::task::ready!(me.inner.poll(cx));
+        for (name, value) in me.headers.iter() {
+            response.headers_mut().append(name, value.clone());
+        }
+        std::task::Poll::Ready(Ok(response))
     }
 }
 

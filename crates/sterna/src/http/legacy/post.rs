@@ -57,6 +57,9 @@ impl LegacyHttp {
                     // Not waited for here: the replica running the request may.
                     let outcome = outcome.map(ToOwned::to_owned);
                     let session = f.id.clone();
+                    if self.config.bus.is_some() {
+                        tracing::debug!(%id, "an answer for a push not waited for here: published to the fleet");
+                    }
                     let event = SessionEvent::Answer {
                         session,
                         id,
