@@ -6,6 +6,7 @@
 //! | what | type | sterna trait |
 //! |---|---|---|
 //! | single-use states, consumed at most once across the fleet | [`RedisReplayStore`] | [`ReplayStore`](sterna::state::ReplayStore) |
+//! | sealed payloads of stored states (the client carries a reference) | [`RedisStateStore`] | [`StateStore`](sterna::state::StateStore) |
 //! | 2025-11-25 session records, so any replica serves any session | [`RedisSessionStore`] | [`SessionStore`](sterna::http::SessionStore) |
 //! | list and resource changes to every replica's listeners; answers, cancellations and session ends to the replica running the request | [`RedisBus`] | [`Changes::forward_with`](sterna::server::Changes::forward_with), [`SessionBus`](sterna::http::SessionBus) |
 //!
@@ -25,10 +26,12 @@
 mod bus;
 mod replay;
 mod sessions;
+mod states;
 
 pub use bus::RedisBus;
 pub use replay::RedisReplayStore;
 pub use sessions::RedisSessionStore;
+pub use states::RedisStateStore;
 
 use redis::aio::{ConnectionManager, ConnectionManagerConfig};
 use std::fmt;
@@ -76,6 +79,11 @@ impl Redis {
     /// The store of consumed single-use states.
     pub fn replay_store(&self) -> RedisReplayStore {
         RedisReplayStore::new(self.clone())
+    }
+
+    /// The store of stored states' sealed payloads (stored-state mode).
+    pub fn state_store(&self) -> RedisStateStore {
+        RedisStateStore::new(self.clone())
     }
 
     /// The store of 2025-11-25 session records.

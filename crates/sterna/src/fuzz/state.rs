@@ -99,6 +99,7 @@ fn payload(r: &mut Reader<'_>) -> StatePayload {
             asked,
             answers,
             app,
+            flow_id: [round as u8; 16],
         },
     }
 }

@@ -9,7 +9,9 @@ use super::registry::Registry;
 use super::resource::ResourceDef;
 use super::tool::ToolDef;
 use crate::error::BuildError;
-use crate::state::{MemoryReplayStore, ReplayStore, StateConfig, StateKeys};
+use crate::state::{
+    MemoryReplayStore, ReplayStore, StateConfig, StateKeys, StateStore, StoreStates,
+};
 use std::sync::Arc;
 use std::time::Duration;
 use sterna_types::meta::Implementation;
@@ -32,6 +34,8 @@ pub struct ServerBuilder<K = NeedsKeys> {
     skew: Duration,
     max_state_len: usize,
     replay: Option<Arc<dyn ReplayStore>>,
+    store: Option<(Arc<dyn StateStore>, StoreStates)>,
+    max_stored_len: usize,
     page_size: usize,
     cache: (Duration, CacheScope),
     tools: Vec<ToolDef>,
@@ -70,6 +74,8 @@ impl ServerBuilder<NeedsKeys> {
             skew: Duration::from_secs(5),
             max_state_len: 64 * 1024,
             replay: None,
+            store: None,
+            max_stored_len: 1 << 20,
             page_size: 100,
             cache: (Duration::from_secs(60), CacheScope::Public),
             tools: Vec::new(),
@@ -92,6 +98,8 @@ impl<K> ServerBuilder<K> {
             skew: self.skew,
             max_state_len: self.max_state_len,
             replay: self.replay,
+            store: self.store,
+            max_stored_len: self.max_stored_len,
             page_size: self.page_size,
             cache: self.cache,
             tools: self.tools,
@@ -133,6 +141,26 @@ impl<K> ServerBuilder<K> {
     /// only). Give every replica the same shared store.
     pub fn replay_store(mut self, store: Arc<dyn ReplayStore>) -> Self {
         self.replay = Some(store);
+        self
+    }
+
+    /// Stored-state mode: keeps the sealed payload of states in `store` (shared by every
+    /// replica) when `when` says so, and gives the client a 71-character reference instead.
+    /// The reference's MAC is checked before the store is asked; what the store returns is
+    /// checked exactly like an inline state. References are accepted whatever `when` says
+    /// (so switching to [`StoreStates::Never`] breaks no flow in flight). Default: no store,
+    /// every state inline.
+    ///
+    /// When the store cannot be reached, requests that need it fail with `-32603` and
+    /// succeed again once it is back.
+    pub fn state_store(mut self, store: Arc<dyn StateStore>, when: StoreStates) -> Self {
+        self.store = Some((store, when));
+        self
+    }
+
+    /// The longest sealed payload kept in the state store, in bytes (default 1 MiB).
+    pub fn max_stored_state_len(mut self, len: usize) -> Self {
+        self.max_stored_len = len;
         self
     }
 
@@ -210,6 +238,11 @@ impl ServerBuilder<StateKeys> {
         state.ttl = self.ttl;
         state.skew = self.skew;
         state.max_len = self.max_state_len;
+        state.max_stored_len = self.max_stored_len;
+        if let Some((store, when)) = self.store {
+            state.store = Some(store);
+            state.store_when = when;
+        }
         state.replay = match self.replay {
             Some(r) => Some(r),
             None if single_use => Some(Arc::new(MemoryReplayStore::default())),

@@ -11,7 +11,7 @@ use super::request::RawField;
 use super::response::Response;
 use crate::mrtr::Resolver;
 use crate::state::digest::{args_digest, question_digest, string_map_digest};
-use crate::state::{Binding, FlowState, Refused};
+use crate::state::{Binding, FlowState, Refused, SealError};
 use futures_util::future::BoxFuture;
 use serde_json::value::{RawValue, to_raw_value};
 use serde_json::{Map, Value};
@@ -75,6 +75,10 @@ pub(crate) struct Round<'s, 'a> {
     subject: Subject<'a>,
     flow: FlowParams<'a>,
     digest: Option<[u8; 32]>,
+    /// The flow's id: from the incoming state, or new when the first state is sealed.
+    flow_id: Option<[u8; 16]>,
+    /// This round answered `input_required`.
+    asked: bool,
 }
 
 fn invalid(msg: impl Into<String>) -> ErrorObject {
@@ -84,6 +88,15 @@ fn invalid(msg: impl Into<String>) -> ErrorObject {
 /// The one message every refused state gets.
 fn invalid_state() -> ErrorObject {
     invalid("Invalid or expired requestState")
+}
+
+/// A store the state depends on cannot be reached: `-32603`, because the request and its
+/// state are fine (a `-32602` would tell the client to start the flow over) and the same
+/// request succeeds once the store is back. Nothing is accepted meanwhile.
+fn store_unavailable(what: &str) -> ErrorObject {
+    ErrorObject::internal(format!(
+        "Temporarily unavailable: the {what} cannot be reached; retry the same request later"
+    ))
 }
 
 /// Checks that `inputResponses` is a map of objects. Unknown keys are kept here and
@@ -126,6 +139,8 @@ impl<'s, 'a> Round<'s, 'a> {
             subject,
             flow,
             digest: None,
+            flow_id: None,
+            asked: false,
         }
     }
 
@@ -141,7 +156,9 @@ impl<'s, 'a> Round<'s, 'a> {
             Ok((fresh, prev)) => self.execute(fresh, prev, start).await?,
             Err(e) => Err(e),
         };
-        Some(Response::with(id, body))
+        let mut response = Response::with(id, body);
+        response.input_required = self.asked;
+        Some(response)
     }
 
     /// Open: this round's answers, and the verified state of the previous round.
@@ -157,10 +174,18 @@ impl<'s, 'a> Round<'s, 'a> {
             .open_flow(&binding, &token, self.subject.single_use)
             .await
         {
-            Ok(flow) => Ok((fresh, Some(flow))),
+            Ok(flow) => {
+                self.flow_id = Some(flow.flow_id);
+                self.env.span.flow(&flow.flow_id);
+                Ok((fresh, Some(flow)))
+            }
             Err(Refused::Store(e)) => {
                 tracing::error!(error = %e, "replay store failed; refusing the state");
-                Err(ErrorObject::internal("Internal error"))
+                Err(store_unavailable("replay store"))
+            }
+            Err(Refused::StateStore(e)) => {
+                tracing::error!(error = %e, "state store failed; refusing the state");
+                Err(store_unavailable("state store"))
             }
             Err(reason) => {
                 tracing::debug!(method = self.subject.method, target = %self.subject.target, %reason, "requestState refused");
@@ -195,6 +220,7 @@ impl<'s, 'a> Round<'s, 'a> {
             &self.env,
         );
         inner.round = prev.as_ref().map_or(1, |p| p.round.saturating_add(1));
+        self.env.span.round(inner.round);
         inner.prev_app = prev.and_then(|p| p.app);
         *inner.resolver.get_mut().unwrap_or_else(|p| p.into_inner()) = Some(resolver);
         let ctx = Context::from_inner(inner);
@@ -206,11 +232,11 @@ impl<'s, 'a> Round<'s, 'a> {
             Ok(p) => p,
             Err(()) => return Some(Err(ErrorObject::internal("Internal error"))),
         };
-        Some(self.respond(&ctx, produced))
+        Some(self.respond(&ctx, produced).await)
     }
 
     /// Respond: complete, or the open questions and the next sealed state.
-    fn respond<T: Finalize>(
+    async fn respond<T: Finalize>(
         &mut self,
         ctx: &Context,
         produced: Produced<T>,
@@ -228,9 +254,9 @@ impl<'s, 'a> Round<'s, 'a> {
         };
         match produced {
             Produced::Complete(t) => Ok(complete(t)),
-            Produced::Failed(e) if e.is_needs_input() => self.input_required(ctx, None),
+            Produced::Failed(e) if e.is_needs_input() => self.input_required(ctx, None).await,
             Produced::Failed(e) => T::from_failure(e).map(complete),
-            Produced::InputRequired(raw) => self.input_required(ctx, Some(raw)),
+            Produced::InputRequired(raw) => self.input_required(ctx, Some(raw)).await,
         }
     }
 
@@ -263,36 +289,32 @@ impl<'s, 'a> Round<'s, 'a> {
 
     /// Builds the `input_required` answer: every open question, and a sealed state with
     /// the answers so far.
-    fn input_required(
+    async fn input_required(
         &mut self,
         ctx: &Context,
         raw: Option<InputRequiredResult>,
     ) -> Result<Box<RawValue>, ErrorObject> {
         let low_level = raw.is_some();
-        let (requests, next) = questions(ctx, raw)?;
+        let flow_id = *self.flow_id.get_or_insert_with(|| {
+            let mut id = [0u8; 16];
+            crate::state::fill_random(&mut id);
+            id
+        });
+        let (requests, next) = questions(ctx, raw, flow_id)?;
         if requests.is_empty() && !low_level {
             tracing::error!("a handler returned NeedsInput without asking anything");
             return Err(ErrorObject::internal("Internal error"));
         }
+        self.env.span.flow(&flow_id);
         let digest = self.digest()?;
-        let token = self
+        let sealed = self
             .server
             .inner
             .state
             .seal_flow(&self.binding(&digest), next)
-            .map_err(|big| {
-                tracing::error!(
-                    method = self.subject.method,
-                    target = %self.subject.target,
-                    len = big.len,
-                    limit = big.limit,
-                    "the answers collected so far do not fit in requestState; raise max_state_len or ask less"
-                );
-                ErrorObject::internal(format!(
-                    "The answers collected so far do not fit in requestState ({} bytes, limit {})",
-                    big.len, big.limit
-                ))
-            })?;
+            .await;
+        let token = sealed.map_err(|e| self.seal_failed(e))?;
+        self.asked = true;
         let result = InputRequiredResult {
             result_type: ResultType::InputRequired,
             input_requests: (!requests.is_empty()).then_some(requests),
@@ -304,6 +326,27 @@ impl<'s, 'a> Round<'s, 'a> {
         };
         Ok(to_raw_value(&result).expect("results serialize"))
     }
+
+    fn seal_failed(&self, e: SealError) -> ErrorObject {
+        match e {
+            SealError::TooLarge { len, limit } => {
+                tracing::error!(
+                    method = self.subject.method,
+                    target = %self.subject.target,
+                    len,
+                    limit,
+                    "the answers collected so far do not fit in requestState; raise max_state_len, store states, or ask less"
+                );
+                ErrorObject::internal(format!(
+                    "The answers collected so far do not fit in requestState ({len} bytes, limit {limit})"
+                ))
+            }
+            SealError::Store(e) => {
+                tracing::error!(error = %e, "state store failed; the next state was not issued");
+                store_unavailable("state store")
+            }
+        }
+    }
 }
 
 /// Every question of this round (the handler's own, gated, and those the resolver
@@ -311,6 +354,7 @@ impl<'s, 'a> Round<'s, 'a> {
 fn questions(
     ctx: &Context,
     raw: Option<InputRequiredResult>,
+    flow_id: [u8; 16],
 ) -> Result<(BTreeMap<String, InputRequest>, FlowState), ErrorObject> {
     let Some(mut resolver) = ctx.take_resolver() else {
         return Err(ErrorObject::internal("Internal error"));
@@ -347,6 +391,7 @@ fn questions(
         asked,
         answers: finished.answers,
         app: app.or_else(|| ctx.prev_state().map(<[u8]>::to_vec)),
+        flow_id,
     };
     Ok((requests, next))
 }

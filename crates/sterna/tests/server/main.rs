@@ -12,3 +12,4 @@ mod legacy;
 mod mrtr_flows;
 mod protocol;
 mod state_security;
+mod stored_state;
