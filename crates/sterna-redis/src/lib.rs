@@ -18,8 +18,17 @@
 //! ```no_run
 //! # async fn run() -> Result<(), redis::RedisError> {
 //! let redis = sterna_redis::Redis::connect("redis://127.0.0.1:6379/").await?;
-//! let replay = std::sync::Arc::new(redis.replay_store());
-//! # let _ = replay;
+//! let server = sterna::Server::builder("demo", "1.0.0")
+//!     .state_keys(sterna::StateKeys::from_env("STERNA_STATE_KEYS").expect("keys"))
+//!     .replay_store(std::sync::Arc::new(redis.replay_store()))
+//!     // Stored-state mode: sealed payloads above 4 KiB live in Redis.
+//!     .state_store(
+//!         std::sync::Arc::new(redis.state_store()),
+//!         sterna::state::StoreStates::Above(4096),
+//!     )
+//!     .build()
+//!     .expect("valid");
+//! # let _ = server;
 //! # Ok(()) }
 //! ```
 

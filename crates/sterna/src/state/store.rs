@@ -206,7 +206,7 @@ mod tests {
             s.put_now(big, vec![0; 11], 300, 150),
             Err(StoreError::Full)
         ));
-        assert_eq!(StoreStates::Above(10).stores(11), true);
+        assert!(StoreStates::Above(10).stores(11));
         assert!(!StoreStates::Above(10).stores(10));
         assert!(StoreStates::Always.stores(0) && !StoreStates::Never.stores(1 << 20));
     }
