@@ -193,10 +193,9 @@ async fn an_outage_fails_cleanly_accepts_nothing_twice_and_recovers() {
     for (replica, s) in cases {
         let started = Instant::now();
         assert_unavailable(&call(replica, s).await);
-        assert!(
-            started.elapsed() < Duration::from_secs(5),
-            "bounded by the timeouts"
-        );
+        let took = started.elapsed();
+        eprintln!("failed cleanly in {took:?}");
+        assert!(took < Duration::from_secs(3), "bounded: {took:?}");
     }
     assert_eq!(
         paid.load(Ordering::SeqCst),
