@@ -192,8 +192,9 @@ pub(crate) fn seal_plain(
     let mut nonce = [0u8; 24];
     fill_random(&mut nonce);
     buf[5..HEADER].copy_from_slice(&nonce);
-    let mut aad = Vec::with_capacity(96 + context.len());
+    let mut aad = Vec::with_capacity(97 + context.len());
     binding.aad(&key.id, &mut aad);
+    aad.push(VERSION);
     aad.extend_from_slice(context);
     let tag = key
         .aead
@@ -244,8 +245,13 @@ pub(crate) fn open_sealed(
     let nonce: [u8; 24] = buf[5..HEADER].try_into().expect("24 bytes");
     let tag_at = buf.len() - TAG;
     let tag = Tag::clone_from_slice(&buf[tag_at..]);
-    let mut aad = Vec::with_capacity(96 + context.len());
+    let mut aad = Vec::with_capacity(97 + context.len());
     binding.aad(&key_id, &mut aad);
+    if buf[0] == VERSION {
+        // Version 2 authenticates its version byte (version 1 did not): a token cannot be
+        // relabelled to be decoded the other way.
+        aad.push(VERSION);
+    }
     aad.extend_from_slice(context);
     key.aead
         .decrypt_in_place_detached(
@@ -360,6 +366,53 @@ mod tests {
         assert_eq!(
             open(&other, &b, &token, 4096, 1100, 0),
             Err(OpenError::UnknownKey)
+        );
+    }
+
+    /// A state sealed by a version 1 server (before flow ids) still opens, with a flow id
+    /// derived from its nonce; relabelling either version as the other fails.
+    #[test]
+    fn version_1_states_open() {
+        #[derive(Serialize)]
+        struct V1<'a>(
+            u64,
+            u64,
+            u32,
+            &'a [(String, [u8; 8])],
+            &'a [Carried],
+            Option<Vec<u8>>,
+        );
+        let keys = StateKeys::ephemeral();
+        let d = [1u8; 32];
+        let b = binding("alice", "t", &d);
+        let p = payload();
+        let f = &p.flow;
+        let v1 = V1(p.iat, p.exp, f.round, &f.asked, &f.answers, f.app.clone());
+        let key = keys.sealing();
+        let mut buf = vec![VERSION_1];
+        buf.extend_from_slice(&key.id);
+        buf.extend_from_slice(&[0x33; 24]);
+        let mut buf = postcard::to_extend(&v1, buf).unwrap();
+        let mut aad = Vec::new();
+        b.aad(&key.id, &mut aad);
+        let tag = key
+            .aead
+            .encrypt_in_place_detached(XNonce::from_slice(&[0x33; 24]), &aad, &mut buf[HEADER..])
+            .unwrap();
+        buf.extend_from_slice(&tag);
+        let old = URL_SAFE_NO_PAD.encode(&buf);
+        let opened = open(&keys, &b, &old, 4096, 1100, 0).unwrap();
+        assert_eq!(opened.payload.flow.flow_id, [0x33; 16]);
+        assert_eq!(opened.payload.flow.asked, f.asked);
+        buf[0] = VERSION;
+        let relabelled = URL_SAFE_NO_PAD.encode(&buf);
+        assert!(open(&keys, &b, &relabelled, 4096, 1100, 0).is_err());
+        let mut new = URL_SAFE_NO_PAD.decode(seal(&keys, &b, &p)).unwrap();
+        new[0] = VERSION_1;
+        let relabelled = URL_SAFE_NO_PAD.encode(&new);
+        assert_eq!(
+            open(&keys, &b, &relabelled, 4096, 1100, 0),
+            Err(OpenError::Forged)
         );
     }
 
