@@ -19,7 +19,7 @@ mod flow;
 mod keys;
 mod replay;
 mod store;
-mod stored;
+pub(crate) mod stored;
 #[cfg(test)]
 mod tamper;
 
