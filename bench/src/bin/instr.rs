@@ -195,6 +195,10 @@ async fn store_for(mode: &str) -> Option<Arc<dyn StateStore>> {
 }
 
 fn main() {
+    if std::env::var_os("INSTR_SPANS").is_some() {
+        tracing::subscriber::set_global_default(tracing_subscriber::registry())
+            .expect("one subscriber");
+    }
     let mut args = std::env::args().skip(1);
     let mode = args.next().unwrap_or_else(|| "echo".into());
     let n: u64 = args.next().and_then(|n| n.parse().ok()).unwrap_or(1000);
