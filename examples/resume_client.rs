@@ -37,6 +37,9 @@ fn report(step: Step<CallToolResult>) -> Result<(), Error> {
             // the sealed requestState (opaque here; the client only echoes it).
             println!("{}", serde_json::to_string_pretty(&pending)?);
         }
+        // Only a client that declares the tasks extension (`ClientBuilder::tasks`) is
+        // answered with a task; this one does not.
+        Step::Task(_) => return Err("the server answered with a task".into()),
     }
     Ok(())
 }

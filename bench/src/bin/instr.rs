@@ -4,17 +4,26 @@
 //! difference in instructions by the difference in operations (bench/instructions.sh);
 //! the count does not depend on what else the machine is doing.
 //!
+//! `mrtr-stored` runs the MRTR legs in stored-state mode with the in-memory store,
+//! `mrtr-redis` with Redis at `$REDIS_URL` (its own work happens in another process: count
+//! this side's instructions, time the round trips). Each run prints its wall time per
+//! operation to stderr. `sizes` prints the `requestState` of a large flow in both modes.
+//!
 //! ```text
-//! instr echo|mrtr N
+//! instr echo|mrtr|mrtr-stored|mrtr-redis N
+//! instr sizes
 //! ```
 
 use bytes::Bytes;
 use http_body_util::{BodyExt, Full};
 use schemars::JsonSchema;
 use serde::Deserialize;
+use std::sync::Arc;
+use std::time::Instant;
 use sterna::http::{HttpConfig, McpService};
 use sterna::mrtr::form;
-use sterna::server::{Context, Tool};
+use sterna::server::{Context, NoArgs, Tool};
+use sterna::state::{MemoryStateStore, StateStore, StoreStates};
 use sterna::{Elicitation, HandlerError, Server, StateKeys};
 use tower_service::Service;
 
@@ -37,36 +46,56 @@ enum Region {
 }
 
 #[derive(Deserialize, JsonSchema)]
+struct Notes {
+    text: String,
+}
+
+#[derive(Deserialize, JsonSchema)]
+struct Confirm {
+    ok: bool,
+}
+
+#[derive(Deserialize, JsonSchema)]
 struct PickRegion {
     region: Region,
 }
 
-fn server() -> Server {
-    Server::builder("sterna-demo", "0.1.0")
-        .state_keys(StateKeys::ephemeral())
-        .tool(
-            Tool::new("echo")
-                .description("Returns the text it is given")
-                .handler(|_ctx: Context, a: EchoArgs| async move { a.text }),
-        )
-        .tool(
-            Tool::new("provision_database")
-                .description("Creates a database in the region the user picks")
-                .ask(|a: &ProvisionArgs| {
-                    form::<PickRegion>(format!("Which region for {}?", a.name))
-                })
-                .run(
-                    |_c: Context, a: ProvisionArgs, p: Elicitation<PickRegion>| async move {
-                        let region = match p.required()?.region {
-                            Region::EuWest1 => "eu-west-1",
-                            Region::UsEast1 => "us-east-1",
-                        };
-                        Ok::<_, HandlerError>(format!("Created {} in {region}", a.name))
-                    },
-                ),
-        )
-        .build()
-        .expect("valid")
+fn server(store: Option<Arc<dyn StateStore>>) -> Server {
+    let b = Server::builder("sterna-demo", "0.1.0").state_keys(StateKeys::ephemeral());
+    let b = match store {
+        Some(s) => b.state_store(s, StoreStates::Always),
+        None => b,
+    };
+    b.tool(
+        Tool::new("notes")
+            .description("Two rounds; the first answer (long notes) is carried to the second")
+            .handler(|ctx: Context, _: NoArgs| async move {
+                let notes = ctx.elicit::<Notes>("Notes?").await?.required()?;
+                let ok = ctx.elicit::<Confirm>("Save them?").await?.required()?;
+                Ok::<_, HandlerError>(format!("{} bytes, saved: {}", notes.text.len(), ok.ok))
+            }),
+    )
+    .tool(
+        Tool::new("echo")
+            .description("Returns the text it is given")
+            .handler(|_ctx: Context, a: EchoArgs| async move { a.text }),
+    )
+    .tool(
+        Tool::new("provision_database")
+            .description("Creates a database in the region the user picks")
+            .ask(|a: &ProvisionArgs| form::<PickRegion>(format!("Which region for {}?", a.name)))
+            .run(
+                |_c: Context, a: ProvisionArgs, p: Elicitation<PickRegion>| async move {
+                    let region = match p.required()?.region {
+                        Region::EuWest1 => "eu-west-1",
+                        Region::UsEast1 => "us-east-1",
+                    };
+                    Ok::<_, HandlerError>(format!("Created {} in {region}", a.name))
+                },
+            ),
+    )
+    .build()
+    .expect("valid")
 }
 
 const META: &str = r#""_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{"elicitation":{"form":{}}},"io.modelcontextprotocol/clientInfo":{"name":"instr","version":"1"}}"#;
@@ -117,7 +146,59 @@ async fn echo(svc: &mut McpService, i: u64) {
     assert!(r.windows(5).any(|w| w == b"hello"));
 }
 
+/// The `requestState` of the second round of `notes` after an answer of `len` bytes.
+async fn notes_state(svc: &mut McpService, len: usize) -> usize {
+    let first = format!(
+        r#"{{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{{"name":"notes","arguments":{{}},{META}}}}}"#
+    );
+    let r: serde_json::Value =
+        serde_json::from_slice(&post(svc, "notes", first).await).expect("json");
+    let state = r["result"]["requestState"].as_str().expect("a state");
+    let key = r["result"]["inputRequests"]
+        .as_object()
+        .and_then(|o| o.keys().next())
+        .expect("a question")
+        .clone();
+    let text = "x".repeat(len);
+    let retry = format!(
+        r#"{{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{{"name":"notes","arguments":{{}},"inputResponses":{{"{key}":{{"action":"accept","content":{{"text":"{text}"}}}}}},"requestState":"{state}",{META}}}}}"#
+    );
+    let r: serde_json::Value =
+        serde_json::from_slice(&post(svc, "notes", retry).await).expect("json");
+    r["result"]["requestState"]
+        .as_str()
+        .expect("a second state")
+        .len()
+}
+
+async fn sizes() {
+    let mut inline = McpService::new(server(None), HttpConfig::default());
+    let store: Arc<dyn StateStore> = Arc::new(MemoryStateStore::default());
+    let mut stored = McpService::new(server(Some(store)), HttpConfig::default());
+    for len in [0, 1024, 16 * 1024] {
+        let i = notes_state(&mut inline, len).await;
+        let s = notes_state(&mut stored, len).await;
+        println!("answer of {len} bytes: requestState inline {i} bytes, stored {s} bytes");
+    }
+}
+
+async fn store_for(mode: &str) -> Option<Arc<dyn StateStore>> {
+    match mode {
+        "mrtr-stored" => Some(Arc::new(MemoryStateStore::default())),
+        "mrtr-redis" => {
+            let url = std::env::var("REDIS_URL").expect("REDIS_URL for mrtr-redis");
+            let redis = sterna_redis::Redis::connect(&url).await.expect("redis");
+            Some(Arc::new(redis.state_store()))
+        }
+        _ => None,
+    }
+}
+
 fn main() {
+    if std::env::var_os("INSTR_SPANS").is_some() {
+        tracing::subscriber::set_global_default(tracing_subscriber::registry())
+            .expect("one subscriber");
+    }
     let mut args = std::env::args().skip(1);
     let mode = args.next().unwrap_or_else(|| "echo".into());
     let n: u64 = args.next().and_then(|n| n.parse().ok()).unwrap_or(1000);
@@ -126,12 +207,20 @@ fn main() {
         .build()
         .expect("runtime");
     rt.block_on(async {
-        let mut svc = McpService::new(server(), HttpConfig::default());
+        if mode == "sizes" {
+            return sizes().await;
+        }
+        let store = store_for(&mode).await;
+        let mut svc = McpService::new(server(store), HttpConfig::default());
+        let started = Instant::now();
         for i in 0..n {
-            match mode.as_str() {
-                "mrtr" => mrtr(&mut svc, i * 2).await,
-                _ => echo(&mut svc, i).await,
+            if mode.starts_with("mrtr") {
+                mrtr(&mut svc, i * 2).await;
+            } else {
+                echo(&mut svc, i).await;
             }
         }
+        let per_op = started.elapsed().as_secs_f64() * 1e6 / n as f64;
+        eprintln!("{mode}: {per_op:.1} µs/op over {n} ops");
     });
 }

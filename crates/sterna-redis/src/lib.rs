@@ -7,6 +7,7 @@
 //! |---|---|---|
 //! | single-use states, consumed at most once across the fleet | [`RedisReplayStore`] | [`ReplayStore`](sterna::state::ReplayStore) |
 //! | task records (`io.modelcontextprotocol/tasks`), so any replica polls, updates, cancels and runs any task | [`RedisTaskStore`] | [`TaskStore`](sterna::server::TaskStore) |
+//! | sealed payloads of stored states (the client carries a reference) | [`RedisStateStore`] | [`StateStore`](sterna::state::StateStore) |
 //! | 2025-11-25 session records, so any replica serves any session | [`RedisSessionStore`] | [`SessionStore`](sterna::http::SessionStore) |
 //! | list and resource changes to every replica's listeners; answers, cancellations and session ends to the replica running the request | [`RedisBus`] | [`Changes::forward_with`](sterna::server::Changes::forward_with), [`SessionBus`](sterna::http::SessionBus) |
 //!
@@ -18,19 +19,30 @@
 //! ```no_run
 //! # async fn run() -> Result<(), redis::RedisError> {
 //! let redis = sterna_redis::Redis::connect("redis://127.0.0.1:6379/").await?;
-//! let replay = std::sync::Arc::new(redis.replay_store());
-//! # let _ = replay;
+//! let server = sterna::Server::builder("demo", "1.0.0")
+//!     .state_keys(sterna::StateKeys::from_env("STERNA_STATE_KEYS").expect("keys"))
+//!     .replay_store(std::sync::Arc::new(redis.replay_store()))
+//!     // Stored-state mode: sealed payloads above 4 KiB live in Redis.
+//!     .state_store(
+//!         std::sync::Arc::new(redis.state_store()),
+//!         sterna::state::StoreStates::Above(4096),
+//!     )
+//!     .build()
+//!     .expect("valid");
+//! # let _ = server;
 //! # Ok(()) }
 //! ```
 
 mod bus;
 mod replay;
 mod sessions;
+mod states;
 mod tasks;
 
 pub use bus::RedisBus;
 pub use replay::RedisReplayStore;
 pub use sessions::RedisSessionStore;
+pub use states::RedisStateStore;
 pub use tasks::RedisTaskStore;
 
 use redis::aio::{ConnectionManager, ConnectionManagerConfig};
@@ -56,12 +68,15 @@ impl fmt::Debug for Redis {
 
 impl Redis {
     /// Connects to `url` (`redis://host:port/db`). Commands time out after 2 s; a lost
-    /// connection is re-established in the background.
+    /// connection is re-established when next needed (three quick attempts, so a request
+    /// during an outage fails within about a second instead of waiting out a long backoff).
     pub async fn connect(url: &str) -> Result<Self, redis::RedisError> {
         let client = redis::Client::open(url)?;
         let config = ConnectionManagerConfig::new()
             .set_connection_timeout(Some(Duration::from_secs(2)))
-            .set_response_timeout(Some(Duration::from_secs(2)));
+            .set_response_timeout(Some(Duration::from_secs(2)))
+            .set_number_of_retries(3)
+            .set_max_delay(Duration::from_millis(500));
         let conn = client.get_connection_manager_with_config(config).await?;
         Ok(Self {
             client,
@@ -84,6 +99,11 @@ impl Redis {
     /// The store of task records.
     pub fn task_store(&self) -> RedisTaskStore {
         RedisTaskStore::new(self.clone())
+    }
+
+    /// The store of stored states' sealed payloads (stored-state mode).
+    pub fn state_store(&self) -> RedisStateStore {
+        RedisStateStore::new(self.clone())
     }
 
     /// The store of 2025-11-25 session records.

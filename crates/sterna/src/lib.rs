@@ -15,6 +15,7 @@ mod mirror;
 pub mod mrtr;
 pub mod server;
 pub mod state;
+pub mod trace;
 pub mod transport;
 
 pub use definition::{DefinitionError, HeaderProblem, TemplateProblem, Unfit};

@@ -99,6 +99,7 @@ fn payload(r: &mut Reader<'_>) -> StatePayload {
             asked,
             answers,
             app,
+            flow_id: [round as u8; 16],
         },
     }
 }
@@ -116,6 +117,11 @@ pub(crate) fn run(data: &[u8]) {
                 "a token nobody sealed opened: {token:?}"
             );
         }
+        // No stored-state reference was ever minted under these keys: none may verify.
+        assert!(
+            crate::state::stored::verify(keys(), rest).is_err(),
+            "a forged stored-state reference verified"
+        );
         return;
     }
     let mut r = Reader(rest);

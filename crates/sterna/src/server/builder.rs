@@ -10,7 +10,9 @@ use super::resource::ResourceDef;
 use super::tasks::{MemoryTaskStore, TaskStore, Tasks};
 use super::tool::ToolDef;
 use crate::error::BuildError;
-use crate::state::{MemoryReplayStore, ReplayStore, StateConfig, StateKeys};
+use crate::state::{
+    MemoryReplayStore, ReplayStore, StateConfig, StateKeys, StateStore, StoreStates,
+};
 use std::sync::Arc;
 use std::time::Duration;
 use sterna_types::meta::Implementation;
@@ -33,6 +35,8 @@ pub struct ServerBuilder<K = NeedsKeys> {
     skew: Duration,
     max_state_len: usize,
     replay: Option<Arc<dyn ReplayStore>>,
+    store: Option<(Arc<dyn StateStore>, StoreStates)>,
+    max_stored_len: usize,
     page_size: usize,
     cache: (Duration, CacheScope),
     tools: Vec<ToolDef>,
@@ -80,6 +84,8 @@ impl ServerBuilder<NeedsKeys> {
             skew: Duration::from_secs(5),
             max_state_len: 64 * 1024,
             replay: None,
+            store: None,
+            max_stored_len: 1 << 20,
             page_size: 100,
             cache: (Duration::from_secs(60), CacheScope::Public),
             tools: Vec::new(),
@@ -107,6 +113,8 @@ impl<K> ServerBuilder<K> {
             skew: self.skew,
             max_state_len: self.max_state_len,
             replay: self.replay,
+            store: self.store,
+            max_stored_len: self.max_stored_len,
             page_size: self.page_size,
             cache: self.cache,
             tools: self.tools,
@@ -169,6 +177,26 @@ impl<K> ServerBuilder<K> {
     /// The `pollIntervalMs` suggested to clients (default 500 ms).
     pub fn task_poll_interval(mut self, every: Duration) -> Self {
         self.tasks.poll = every.max(Duration::from_millis(1));
+        self
+    }
+
+    /// Stored-state mode: keeps the sealed payload of states in `store` (shared by every
+    /// replica) when `when` says so, and gives the client a 71-character reference instead.
+    /// The reference's MAC is checked before the store is asked; what the store returns is
+    /// checked exactly like an inline state. References are accepted whatever `when` says
+    /// (so switching to [`StoreStates::Never`] breaks no flow in flight). Default: no store,
+    /// every state inline.
+    ///
+    /// When the store cannot be reached, requests that need it fail with `-32603` and
+    /// succeed again once it is back.
+    pub fn state_store(mut self, store: Arc<dyn StateStore>, when: StoreStates) -> Self {
+        self.store = Some((store, when));
+        self
+    }
+
+    /// The longest sealed payload kept in the state store, in bytes (default 1 MiB).
+    pub fn max_stored_state_len(mut self, len: usize) -> Self {
+        self.max_stored_len = len;
         self
     }
 
@@ -246,6 +274,11 @@ impl ServerBuilder<StateKeys> {
         state.ttl = self.ttl;
         state.skew = self.skew;
         state.max_len = self.max_state_len;
+        state.max_stored_len = self.max_stored_len;
+        if let Some((store, when)) = self.store {
+            state.store = Some(store);
+            state.store_when = when;
+        }
         state.replay = match self.replay {
             Some(r) => Some(r),
             None if single_use => Some(Arc::new(MemoryReplayStore::default())),

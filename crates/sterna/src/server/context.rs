@@ -50,6 +50,8 @@ pub struct RequestEnv {
     pub(crate) cut: Option<CancellationToken>,
     /// The URL elicitations of a legacy flow (their `elicitationId`s).
     pub(crate) legacy_urls: Option<Arc<super::legacy::UrlIds>>,
+    /// The request's span (disabled when nobody listens).
+    pub(crate) span: crate::trace::RequestSpan,
 }
 
 impl RequestEnv {

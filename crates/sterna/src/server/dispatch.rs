@@ -7,9 +7,11 @@ use super::lists::{Pages, page_index};
 use super::prepare::{Prepared, check_version, removed};
 use super::request::{ListParams, Params, REMOVED};
 use super::response::Response;
+use crate::trace::{self, RequestSpan};
 use futures_util::future::{BoxFuture, Either, Ready, ready};
 use serde_json::value::RawValue;
 use std::sync::Arc;
+use std::time::Instant;
 use sterna_types::error::ErrorObject;
 use sterna_types::jsonrpc::RequestId;
 
@@ -20,13 +22,25 @@ pub(crate) type Running<'s> = Either<Ready<Option<Response>>, BoxFuture<'s, Opti
 impl<'a> Prepared<'a> {
     /// Routes the request: the version check, then the method. The future's `None`
     /// means it was cancelled (nothing may be sent then).
-    pub(crate) fn run<'s>(self, server: &'s Server, env: RequestEnv) -> Running<'s>
+    pub(crate) fn run<'s>(self, server: &'s Server, mut env: RequestEnv) -> Running<'s>
     where
         'a: 's,
     {
-        match self.route(server, env) {
-            Ok(running) => Either::Right(running),
-            Err(answer) => Either::Left(ready(Some(answer))),
+        let span = trace::request_span(self.method, self.target().0, &self.meta);
+        if span.is_disabled() {
+            return match self.route(server, env) {
+                Ok(running) => Either::Right(running),
+                Err(answer) => Either::Left(ready(Some(answer))),
+            };
+        }
+        let started = Instant::now();
+        env.span = RequestSpan(span.clone());
+        match span.in_scope(|| self.route(server, env)) {
+            Ok(running) => Either::Right(Box::pin(trace::traced(span, running))),
+            Err(answer) => {
+                trace::record_outcome(&span, Some(&answer), started);
+                Either::Left(ready(Some(answer)))
+            }
         }
     }
 

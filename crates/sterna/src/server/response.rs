@@ -14,6 +14,8 @@ pub struct Response {
     /// The error came from reading the envelope (`_meta`, headers, version) rather than
     /// from the method (HTTP answers those with 400).
     pub(crate) early: bool,
+    /// The result is `input_required` (a round of an MRTR flow; for tracing).
+    pub(crate) input_required: bool,
 }
 
 impl Response {
@@ -22,6 +24,7 @@ impl Response {
             id,
             body: Err(error),
             early: false,
+            input_required: false,
         }
     }
 
@@ -30,6 +33,7 @@ impl Response {
             id: Some(id),
             body: Err(error),
             early: true,
+            input_required: false,
         }
     }
 
@@ -38,6 +42,7 @@ impl Response {
             id: Some(id),
             body,
             early: false,
+            input_required: false,
         }
     }
 
@@ -46,6 +51,7 @@ impl Response {
             id: Some(id),
             body: Ok(result),
             early: false,
+            input_required: false,
         }
     }
 

@@ -11,7 +11,7 @@ use super::request::RawField;
 use super::response::Response;
 use crate::mrtr::Resolver;
 use crate::state::digest::{args_digest, question_digest, string_map_digest};
-use crate::state::{Binding, FlowState, Refused};
+use crate::state::{Binding, FlowState, Refused, SealError};
 use futures_util::future::BoxFuture;
 use serde_json::value::{RawValue, to_raw_value};
 use serde_json::{Map, Value};
@@ -76,6 +76,17 @@ pub(crate) struct Round<'s, 'a> {
     flow: FlowParams<'a>,
     digest: Option<[u8; 32]>,
     phase: super::context::Phase,
+    /// The flow's id: from the incoming state, or new when the first state is sealed.
+    flow_id: Option<[u8; 16]>,
+    /// This round answered `input_required`.
+    asked: bool,
+}
+
+/// A new flow's id: 128 random bits.
+fn new_flow_id() -> [u8; 16] {
+    let mut id = [0u8; 16];
+    crate::state::fill_random(&mut id);
+    id
 }
 
 fn invalid(msg: impl Into<String>) -> ErrorObject {
@@ -85,6 +96,15 @@ fn invalid(msg: impl Into<String>) -> ErrorObject {
 /// The one message every refused state gets.
 fn invalid_state() -> ErrorObject {
     invalid("Invalid or expired requestState")
+}
+
+/// A store the state depends on cannot be reached: `-32603`, because the request and its
+/// state are fine (a `-32602` would tell the client to start the flow over) and the same
+/// request succeeds once the store is back. Nothing is accepted meanwhile.
+fn store_unavailable(what: &str) -> ErrorObject {
+    ErrorObject::internal(format!(
+        "Temporarily unavailable: the {what} cannot be reached; retry the same request later"
+    ))
 }
 
 /// Checks that `inputResponses` is a map of objects. Unknown keys are kept here and
@@ -128,6 +148,8 @@ impl<'s, 'a> Round<'s, 'a> {
             flow,
             digest: None,
             phase: super::context::Phase::Request,
+            flow_id: None,
+            asked: false,
         }
     }
 
@@ -150,7 +172,9 @@ impl<'s, 'a> Round<'s, 'a> {
             Ok((fresh, prev)) => self.execute(fresh, prev, start).await?,
             Err(e) => Err(e),
         };
-        Some(Response::with(id, body))
+        let mut response = Response::with(id, body);
+        response.input_required = self.asked;
+        Some(response)
     }
 
     /// Open: this round's answers, and the verified state of the previous round.
@@ -166,10 +190,18 @@ impl<'s, 'a> Round<'s, 'a> {
             .open_flow(&binding, &token, self.subject.single_use)
             .await
         {
-            Ok(flow) => Ok((fresh, Some(flow))),
+            Ok(flow) => {
+                self.flow_id = Some(flow.flow_id);
+                self.env.span.flow(&flow.flow_id);
+                Ok((fresh, Some(flow)))
+            }
             Err(Refused::Store(e)) => {
                 tracing::error!(error = %e, "replay store failed; refusing the state");
-                Err(ErrorObject::internal("Internal error"))
+                Err(store_unavailable("replay store"))
+            }
+            Err(Refused::StateStore(e)) => {
+                tracing::error!(error = %e, "state store failed; refusing the state");
+                Err(store_unavailable("state store"))
             }
             Err(reason) => {
                 tracing::debug!(method = self.subject.method, target = %self.subject.target, %reason, "requestState refused");
@@ -204,6 +236,7 @@ impl<'s, 'a> Round<'s, 'a> {
             &self.env,
         );
         inner.round = prev.as_ref().map_or(1, |p| p.round.saturating_add(1));
+        self.env.span.round(inner.round);
         inner.prev_app = prev.and_then(|p| p.app);
         inner.phase = self.phase;
         *inner.resolver.get_mut().unwrap_or_else(|p| p.into_inner()) = Some(resolver);
@@ -219,7 +252,7 @@ impl<'s, 'a> Round<'s, 'a> {
         if ctx.task_ready() {
             return Some(self.start_task(&ctx).await);
         }
-        Some(self.respond(&ctx, produced))
+        Some(self.respond(&ctx, produced).await)
     }
 
     /// Every declared question is answered: the task is created with those answers
@@ -232,7 +265,9 @@ impl<'s, 'a> Round<'s, 'a> {
         if let Some(e) = finished.fatal {
             return Err(e);
         }
+        let flow_id = self.flow_id.unwrap_or_else(new_flow_id);
         let flow = FlowState {
+            flow_id,
             round: 0,
             asked: Vec::new(),
             answers: finished.answers,
@@ -250,7 +285,7 @@ impl<'s, 'a> Round<'s, 'a> {
     }
 
     /// Respond: complete, or the open questions and the next sealed state.
-    fn respond<T: Finalize>(
+    async fn respond<T: Finalize>(
         &mut self,
         ctx: &Context,
         produced: Produced<T>,
@@ -268,9 +303,9 @@ impl<'s, 'a> Round<'s, 'a> {
         };
         match produced {
             Produced::Complete(t) => Ok(complete(t)),
-            Produced::Failed(e) if e.is_needs_input() => self.input_required(ctx, None),
+            Produced::Failed(e) if e.is_needs_input() => self.input_required(ctx, None).await,
             Produced::Failed(e) => T::from_failure(e).map(complete),
-            Produced::InputRequired(raw) => self.input_required(ctx, Some(raw)),
+            Produced::InputRequired(raw) => self.input_required(ctx, Some(raw)).await,
         }
     }
 
@@ -303,36 +338,28 @@ impl<'s, 'a> Round<'s, 'a> {
 
     /// Builds the `input_required` answer: every open question, and a sealed state with
     /// the answers so far.
-    fn input_required(
+    async fn input_required(
         &mut self,
         ctx: &Context,
         raw: Option<InputRequiredResult>,
     ) -> Result<Box<RawValue>, ErrorObject> {
         let low_level = raw.is_some();
-        let (requests, next) = questions(ctx, raw)?;
+        let flow_id = *self.flow_id.get_or_insert_with(new_flow_id);
+        let (requests, next) = questions(ctx, raw, flow_id)?;
         if requests.is_empty() && !low_level {
             tracing::error!("a handler returned NeedsInput without asking anything");
             return Err(ErrorObject::internal("Internal error"));
         }
+        self.env.span.flow(&flow_id);
         let digest = self.digest()?;
-        let token = self
+        let sealed = self
             .server
             .inner
             .state
             .seal_flow(&self.binding(&digest), next)
-            .map_err(|big| {
-                tracing::error!(
-                    method = self.subject.method,
-                    target = %self.subject.target,
-                    len = big.len,
-                    limit = big.limit,
-                    "the answers collected so far do not fit in requestState; raise max_state_len or ask less"
-                );
-                ErrorObject::internal(format!(
-                    "The answers collected so far do not fit in requestState ({} bytes, limit {})",
-                    big.len, big.limit
-                ))
-            })?;
+            .await;
+        let token = sealed.map_err(|e| self.seal_failed(e))?;
+        self.asked = true;
         let result = InputRequiredResult {
             result_type: ResultType::InputRequired,
             input_requests: (!requests.is_empty()).then_some(requests),
@@ -344,6 +371,27 @@ impl<'s, 'a> Round<'s, 'a> {
         };
         Ok(to_raw_value(&result).expect("results serialize"))
     }
+
+    fn seal_failed(&self, e: SealError) -> ErrorObject {
+        match e {
+            SealError::TooLarge { len, limit } => {
+                tracing::error!(
+                    method = self.subject.method,
+                    target = %self.subject.target,
+                    len,
+                    limit,
+                    "the answers collected so far do not fit in requestState; raise max_state_len, store states, or ask less"
+                );
+                ErrorObject::internal(format!(
+                    "The answers collected so far do not fit in requestState ({len} bytes, limit {limit})"
+                ))
+            }
+            SealError::Store(e) => {
+                tracing::error!(error = %e, "state store failed; the next state was not issued");
+                store_unavailable("state store")
+            }
+        }
+    }
 }
 
 /// Every question of this round (the handler's own, gated, and those the resolver
@@ -351,6 +399,7 @@ impl<'s, 'a> Round<'s, 'a> {
 pub(crate) fn questions(
     ctx: &Context,
     raw: Option<InputRequiredResult>,
+    flow_id: [u8; 16],
 ) -> Result<(BTreeMap<String, InputRequest>, FlowState), ErrorObject> {
     let Some(mut resolver) = ctx.take_resolver() else {
         return Err(ErrorObject::internal("Internal error"));
@@ -387,6 +436,7 @@ pub(crate) fn questions(
         asked,
         answers: finished.answers,
         app: app.or_else(|| ctx.prev_state().map(<[u8]>::to_vec)),
+        flow_id,
     };
     Ok((requests, next))
 }

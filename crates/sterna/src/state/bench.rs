@@ -31,6 +31,7 @@ impl Typical {
                     asked: vec![("pick_region".into(), [0x5a; 8])],
                     answers: Vec::new(),
                     app: None,
+                    flow_id: [0x42; 16],
                 },
             },
             digest: super::digest::args_digest(Some(&args)),

@@ -1,9 +1,11 @@
-//! The sealed token: `base64url( 0x01 | key id (4) | nonce (24) | XChaCha20-Poly1305(payload) )`.
+//! The sealed token: `base64url( 0x02 | key id (4) | nonce (24) | XChaCha20-Poly1305(payload) )`.
 //!
 //! What the state is bound to (audience, principal, method, target, argument digest) is
 //! not stored in the token: it is the AEAD's associated data, rebuilt from the retry. A
 //! state replayed against another principal, tool or arguments fails authentication
-//! exactly like a forged one.
+//! exactly like a forged one. A sealed payload kept in a [`StateStore`](super::StateStore)
+//! is the same bytes (not base64), its associated data extended with the id it is stored
+//! under (see `stored.rs`).
 
 use super::keys::{StateKeys, fill_random};
 use base64::Engine;
@@ -12,7 +14,10 @@ use chacha20poly1305::aead::AeadInPlace;
 use chacha20poly1305::{Tag, XNonce};
 use serde::{Deserialize, Serialize};
 
-const VERSION: u8 = 1;
+/// Inline states with a flow id (current).
+pub(crate) const VERSION: u8 = 2;
+/// Inline states sealed before flow ids (still opened, so a rolling upgrade breaks no flow).
+const VERSION_1: u8 = 1;
 const HEADER: usize = 1 + 4 + 24;
 const TAG: usize = 16;
 
@@ -64,6 +69,40 @@ pub(crate) struct FlowState {
     pub(crate) answers: Vec<Carried>,
     /// The handler's own state, as given (JSON for typed state, raw bytes otherwise).
     pub(crate) app: Option<Vec<u8>>,
+    /// Random at the first round, carried to the last: ties every round of one operation
+    /// together in traces, whichever replica served it.
+    pub(crate) flow_id: [u8; 16],
+}
+
+/// A version 1 payload (no flow id).
+#[derive(Deserialize)]
+struct PayloadV1 {
+    iat: u64,
+    exp: u64,
+    round: u32,
+    asked: Vec<(String, [u8; 8])>,
+    answers: Vec<Carried>,
+    app: Option<Vec<u8>>,
+}
+
+impl PayloadV1 {
+    /// The payload, with a flow id derived from the token's nonce (stable across retries
+    /// of this one token; the next round's state carries it on).
+    fn upgrade(self, nonce: &[u8; 24]) -> StatePayload {
+        let mut flow_id = [0u8; 16];
+        flow_id.copy_from_slice(&nonce[8..]);
+        StatePayload {
+            iat: self.iat,
+            exp: self.exp,
+            flow: FlowState {
+                round: self.round,
+                asked: self.asked,
+                answers: self.answers,
+                app: self.app,
+                flow_id,
+            },
+        }
+    }
 }
 
 /// The plaintext of a state.
@@ -87,6 +126,8 @@ pub(crate) enum OpenError {
     Forged,
     Expired,
     NotYetValid,
+    /// A genuine stored-state reference whose payload the store does not hold.
+    Gone,
 }
 
 impl OpenError {
@@ -100,6 +141,7 @@ impl OpenError {
             }
             Self::Expired => "expired",
             Self::NotYetValid => "issued in the future",
+            Self::Gone => "stored state not found (expired, removed or never stored)",
         }
     }
 }
@@ -112,28 +154,68 @@ pub(crate) struct Opened {
     pub(crate) jti: [u8; 16],
 }
 
-/// Seals `payload` under the sealing key.
+/// A payload encoded for sealing: room for the header, then the plaintext.
+#[derive(Debug)]
+pub(crate) struct Plain(Vec<u8>);
+
+impl Plain {
+    pub(crate) fn encode(payload: &StatePayload) -> Self {
+        let mut buf = Vec::with_capacity(HEADER + 64 + TAG);
+        buf.resize(HEADER, 0);
+        Self(postcard::to_extend(payload, buf).expect("payload serializes"))
+    }
+
+    /// Length of the sealed bytes (before base64).
+    pub(crate) fn sealed_len(&self) -> usize {
+        self.0.len() + TAG
+    }
+}
+
+/// Seals `payload` under the sealing key, as a token.
+#[cfg(any(test, feature = "internals", feature = "fuzzing"))]
 pub(crate) fn seal(keys: &StateKeys, binding: &Binding<'_>, payload: &StatePayload) -> String {
+    URL_SAFE_NO_PAD.encode(seal_plain(keys, binding, Plain::encode(payload), &[]))
+}
+
+/// Seals an encoded payload; `context` extends the associated data (empty for inline
+/// states).
+pub(crate) fn seal_plain(
+    keys: &StateKeys,
+    binding: &Binding<'_>,
+    plain: Plain,
+    context: &[u8],
+) -> Vec<u8> {
     let key = keys.sealing();
-    let mut buf = Vec::with_capacity(HEADER + 64 + TAG);
-    buf.push(VERSION);
-    buf.extend_from_slice(&key.id);
+    let mut buf = plain.0;
+    buf[0] = VERSION;
+    buf[1..5].copy_from_slice(&key.id);
     let mut nonce = [0u8; 24];
     fill_random(&mut nonce);
-    buf.extend_from_slice(&nonce);
-    let body = postcard::to_extend(payload, buf).expect("payload serializes");
-    let mut buf = body;
-    let mut aad = Vec::with_capacity(96);
+    buf[5..HEADER].copy_from_slice(&nonce);
+    let mut aad = Vec::with_capacity(97 + context.len());
     binding.aad(&key.id, &mut aad);
+    aad.push(VERSION);
+    aad.extend_from_slice(context);
     let tag = key
         .aead
         .encrypt_in_place_detached(XNonce::from_slice(&nonce), &aad, &mut buf[HEADER..])
         .expect("XChaCha20-Poly1305 seals any length we produce");
     buf.extend_from_slice(&tag);
-    URL_SAFE_NO_PAD.encode(&buf)
+    buf
+}
+
+/// Decodes a token's base64, refusing oversized ones before decoding.
+pub(crate) fn decode(token: &str, max_len: usize) -> Result<Vec<u8>, OpenError> {
+    if token.len() > max_len {
+        return Err(OpenError::Oversized);
+    }
+    URL_SAFE_NO_PAD
+        .decode(token.as_bytes())
+        .map_err(|_| OpenError::Malformed)
 }
 
 /// Opens and checks a state. `now` is Unix seconds; `skew` is the clock leeway in seconds.
+#[cfg(any(test, feature = "internals", feature = "fuzzing"))]
 pub(crate) fn open(
     keys: &StateKeys,
     binding: &Binding<'_>,
@@ -142,13 +224,20 @@ pub(crate) fn open(
     now: u64,
     skew: u64,
 ) -> Result<Opened, OpenError> {
-    if token.len() > max_len {
-        return Err(OpenError::Oversized);
-    }
-    let mut buf = URL_SAFE_NO_PAD
-        .decode(token.as_bytes())
-        .map_err(|_| OpenError::Malformed)?;
-    if buf.len() < HEADER + TAG || buf[0] != VERSION {
+    let buf = decode(token, max_len)?;
+    open_sealed(keys, binding, buf, &[], now, skew)
+}
+
+/// Opens and checks sealed bytes; `context` as given to [`seal_plain`].
+pub(crate) fn open_sealed(
+    keys: &StateKeys,
+    binding: &Binding<'_>,
+    mut buf: Vec<u8>,
+    context: &[u8],
+    now: u64,
+    skew: u64,
+) -> Result<Opened, OpenError> {
+    if buf.len() < HEADER + TAG || !matches!(buf[0], VERSION | VERSION_1) {
         return Err(OpenError::Malformed);
     }
     let key_id: [u8; 4] = buf[1..5].try_into().expect("4 bytes");
@@ -156,8 +245,14 @@ pub(crate) fn open(
     let nonce: [u8; 24] = buf[5..HEADER].try_into().expect("24 bytes");
     let tag_at = buf.len() - TAG;
     let tag = Tag::clone_from_slice(&buf[tag_at..]);
-    let mut aad = Vec::with_capacity(96);
+    let mut aad = Vec::with_capacity(97 + context.len());
     binding.aad(&key_id, &mut aad);
+    if buf[0] == VERSION {
+        // Version 2 authenticates its version byte (version 1 did not): a token cannot be
+        // relabelled to be decoded the other way.
+        aad.push(VERSION);
+    }
+    aad.extend_from_slice(context);
     key.aead
         .decrypt_in_place_detached(
             XNonce::from_slice(&nonce),
@@ -166,8 +261,13 @@ pub(crate) fn open(
             &tag,
         )
         .map_err(|_| OpenError::Forged)?;
-    let payload: StatePayload =
-        postcard::from_bytes(&buf[HEADER..tag_at]).map_err(|_| OpenError::Malformed)?;
+    let plain = &buf[HEADER..tag_at];
+    let payload: StatePayload = if buf[0] == VERSION_1 {
+        let old: PayloadV1 = postcard::from_bytes(plain).map_err(|_| OpenError::Malformed)?;
+        old.upgrade(&nonce)
+    } else {
+        postcard::from_bytes(plain).map_err(|_| OpenError::Malformed)?
+    };
     if now > payload.exp.saturating_add(skew) {
         return Err(OpenError::Expired);
     }
@@ -202,6 +302,7 @@ mod tests {
                 asked: vec![("pick_region".into(), [7; 8])],
                 answers: vec![],
                 app: None,
+                flow_id: [9; 16],
             },
         }
     }
@@ -294,6 +395,53 @@ mod tests {
         };
         assert_eq!(
             open(&keys, &elsewhere, &token, 4096, 1100, 0),
+            Err(OpenError::Forged)
+        );
+    }
+
+    /// A state sealed by a version 1 server (before flow ids) still opens, with a flow id
+    /// derived from its nonce; relabelling either version as the other fails.
+    #[test]
+    fn version_1_states_open() {
+        #[derive(Serialize)]
+        struct V1<'a>(
+            u64,
+            u64,
+            u32,
+            &'a [(String, [u8; 8])],
+            &'a [Carried],
+            Option<Vec<u8>>,
+        );
+        let keys = StateKeys::ephemeral();
+        let d = [1u8; 32];
+        let b = binding("alice", "t", &d);
+        let p = payload();
+        let f = &p.flow;
+        let v1 = V1(p.iat, p.exp, f.round, &f.asked, &f.answers, f.app.clone());
+        let key = keys.sealing();
+        let mut buf = vec![VERSION_1];
+        buf.extend_from_slice(&key.id);
+        buf.extend_from_slice(&[0x33; 24]);
+        let mut buf = postcard::to_extend(&v1, buf).unwrap();
+        let mut aad = Vec::new();
+        b.aad(&key.id, &mut aad);
+        let tag = key
+            .aead
+            .encrypt_in_place_detached(XNonce::from_slice(&[0x33; 24]), &aad, &mut buf[HEADER..])
+            .unwrap();
+        buf.extend_from_slice(&tag);
+        let old = URL_SAFE_NO_PAD.encode(&buf);
+        let opened = open(&keys, &b, &old, 4096, 1100, 0).unwrap();
+        assert_eq!(opened.payload.flow.flow_id, [0x33; 16]);
+        assert_eq!(opened.payload.flow.asked, f.asked);
+        buf[0] = VERSION;
+        let relabelled = URL_SAFE_NO_PAD.encode(&buf);
+        assert!(open(&keys, &b, &relabelled, 4096, 1100, 0).is_err());
+        let mut new = URL_SAFE_NO_PAD.decode(seal(&keys, &b, &p)).unwrap();
+        new[0] = VERSION_1;
+        let relabelled = URL_SAFE_NO_PAD.encode(&new);
+        assert_eq!(
+            open(&keys, &b, &relabelled, 4096, 1100, 0),
             Err(OpenError::Forged)
         );
     }

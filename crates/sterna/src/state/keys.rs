@@ -4,6 +4,7 @@ use base64::Engine;
 use base64::engine::general_purpose::{STANDARD, URL_SAFE_NO_PAD};
 use chacha20poly1305::{KeyInit, XChaCha20Poly1305};
 use hkdf::Hkdf;
+use hmac::{Hmac, Mac};
 use sha2::{Digest, Sha256};
 use std::fmt;
 
@@ -54,10 +55,12 @@ impl fmt::Display for KeyError {
 
 impl std::error::Error for KeyError {}
 
-/// One key, ready to use: the AEAD instance (built once) and its 4-byte id.
+/// One key, ready to use: the AEAD instance and the keyed MAC of stored-state references
+/// (both built once), and its 4-byte id.
 pub(crate) struct Key {
     pub(crate) id: [u8; 4],
     pub(crate) aead: XChaCha20Poly1305,
+    pub(crate) mac: Hmac<Sha256>,
 }
 
 /// The keys that protect `requestState`.
@@ -187,7 +190,13 @@ fn derive(master: &[u8; KEY_LEN]) -> Key {
     id.copy_from_slice(&digest[..4]);
     let aead = XChaCha20Poly1305::new(&aead_key.into());
     aead_key.fill(0);
-    Key { id, aead }
+    // A key of its own for the MAC of stored-state references (never the AEAD key).
+    let mut mac_key = [0u8; 32];
+    hk.expand(b"hmac-sha256 stored state v1", &mut mac_key)
+        .expect("32 bytes is a valid HKDF output length");
+    let mac = <Hmac<Sha256> as Mac>::new_from_slice(&mac_key).expect("HMAC takes any key length");
+    mac_key.fill(0);
+    Key { id, aead, mac }
 }
 
 /// A random identifier: 128 bits, URL-safe base64 (session ids, elicitation ids).

@@ -8,6 +8,10 @@
 //! any failure — tampered, truncated, expired, another principal, another tool or other
 //! arguments, an unknown key, oversized — is answered with `-32602` and a message that
 //! says nothing more than "invalid requestState".
+//!
+//! In stored-state mode (see [`StateStore`]) the sealed payload stays on the server side
+//! and the client carries a short MAC'd reference to it; what the store returns is opened
+//! and checked like an inline state.
 
 pub(crate) mod codec;
 pub(crate) mod digest;
@@ -15,16 +19,18 @@ mod flow;
 mod keys;
 mod replay;
 pub(crate) mod sealed;
+mod store;
+pub(crate) mod stored;
 #[cfg(test)]
 mod tamper;
 
 pub(crate) use codec::{Binding, Carried, FlowState};
-pub(crate) use flow::Refused;
-pub(crate) use keys::fill_random;
-pub(crate) use keys::random_id;
+pub(crate) use flow::{Refused, SealError};
 pub use keys::{KEY_LEN, KeyError, StateKeys};
+pub(crate) use keys::{fill_random, random_id};
 pub(crate) use replay::unix_now;
 pub use replay::{MemoryReplayStore, ReplayError, ReplayStore};
+pub use store::{MemoryStateStore, StateStore, StoreError, StoreStates};
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -37,6 +43,11 @@ pub(crate) struct StateConfig {
     pub(crate) max_len: usize,
     pub(crate) skew: Duration,
     pub(crate) replay: Option<Arc<dyn ReplayStore>>,
+    /// Where stored states live (none: every state inline, references refused).
+    pub(crate) store: Option<Arc<dyn StateStore>>,
+    pub(crate) store_when: StoreStates,
+    /// The longest sealed payload kept in (or accepted from) the store.
+    pub(crate) max_stored_len: usize,
     pub(crate) clock: fn() -> u64,
 }
 
@@ -48,6 +59,9 @@ impl std::fmt::Debug for StateConfig {
             .field("max_len", &self.max_len)
             .field("skew", &self.skew)
             .field("replay", &self.replay)
+            .field("store", &self.store)
+            .field("store_when", &self.store_when)
+            .field("max_stored_len", &self.max_stored_len)
             .finish()
     }
 }
@@ -60,6 +74,9 @@ impl StateConfig {
             max_len: 64 * 1024,
             skew: Duration::from_secs(5),
             replay: None,
+            store: None,
+            store_when: StoreStates::Never,
+            max_stored_len: 1 << 20,
             clock: unix_now,
         }
     }

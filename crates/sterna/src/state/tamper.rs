@@ -40,6 +40,7 @@ fn payloads() -> Vec<StatePayload> {
             })
             .collect(),
         app: app.map(|n| vec![0x5a; n]),
+        flow_id: [0x42; 16],
     };
     let at = |flow| StatePayload {
         iat: 1_800_000_000,

@@ -12,4 +12,5 @@ mod legacy;
 mod mrtr_flows;
 mod protocol;
 mod state_security;
+mod stored_state;
 mod tasks;

@@ -41,12 +41,22 @@ pub(crate) fn error(mut e: ErrorObject) -> ErrorObject {
 
 /// A whole response, made legacy.
 pub(crate) fn response(r: Response) -> Response {
-    let Response { id, body, early } = r;
+    let Response {
+        id,
+        body,
+        early,
+        input_required,
+    } = r;
     let body = match body {
         Ok(raw) => Ok(result(&raw)),
         Err(e) => Err(error(e)),
     };
-    Response { id, body, early }
+    Response {
+        id,
+        body,
+        early,
+        input_required,
+    }
 }
 
 /// How a `tools/call` fails on legacy when it cannot go on (a capability the session did

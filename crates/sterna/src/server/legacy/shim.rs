@@ -58,6 +58,23 @@ pub(crate) enum Call<'a> {
     },
 }
 
+impl Call<'_> {
+    fn method(&self) -> &'static str {
+        match self {
+            Self::Tool { .. } => "tools/call",
+            Self::Prompt { .. } => "prompts/get",
+            Self::Resource { .. } => "resources/read",
+        }
+    }
+
+    fn target(&self) -> &str {
+        match self {
+            Self::Tool { name, .. } | Self::Prompt { name, .. } => name,
+            Self::Resource { uri } => uri,
+        }
+    }
+}
+
 /// The `elicitationId`s a legacy flow issued for its URL questions, by question key: the
 /// 2025 wire needs one, and `notifications/elicitation/complete` names it.
 #[derive(Debug, Default)]
@@ -154,8 +171,29 @@ impl Server {
         Some(render::failure(tool, id, msg))
     }
 
-    /// One round through the same method code as 2026-07-28 requests.
+    /// One round through the same method code as 2026-07-28 requests, in a request span
+    /// of its own (the flow id links the rounds).
     async fn legacy_round(
+        &self,
+        call: &Call<'_>,
+        id: RequestId,
+        meta: Arc<RequestMeta>,
+        answers: Option<Box<RawValue>>,
+        request_state: Option<String>,
+        mut env: RequestEnv,
+    ) -> Option<Response> {
+        let span = crate::trace::request_span(call.method(), Some(call.target()), &meta);
+        if span.is_disabled() {
+            return self
+                .method_round(call, id, meta, answers, request_state, env)
+                .await;
+        }
+        env.span = crate::trace::RequestSpan(span.clone());
+        let round = self.method_round(call, id, meta, answers, request_state, env);
+        crate::trace::traced(span, round).await
+    }
+
+    async fn method_round(
         &self,
         call: &Call<'_>,
         id: RequestId,

@@ -127,31 +127,37 @@ impl Server {
             }
         };
         match produced {
-            Ok(p) => Some(self.ending(&ctx, p)),
+            Ok(p) => Some(self.ending(&ctx, p, rec.flow.flow_id)),
             Err(()) => Some(Ending::Failed(ErrorObject::internal("Internal error"))),
         }
     }
 
-    fn ending(&self, ctx: &Context, produced: Produced<CallToolResult>) -> Ending {
+    fn ending(
+        &self,
+        ctx: &Context,
+        produced: Produced<CallToolResult>,
+        flow_id: [u8; 16],
+    ) -> Ending {
         let complete = |mut t: CallToolResult| {
             t.finalize(&self.inner.info, None);
             Ending::Completed(serde_json::to_value(&t).expect("results serialize"))
         };
         match produced {
             Produced::Complete(t) => complete(t),
-            Produced::Failed(e) if e.is_needs_input() => park(ctx, None),
+            Produced::Failed(e) if e.is_needs_input() => park(ctx, None, flow_id),
             Produced::Failed(e) => match CallToolResult::from_failure(e) {
                 Ok(t) => complete(t),
                 Err(e) => Ending::Failed(e),
             },
-            Produced::InputRequired(raw) => park(ctx, Some(raw)),
+            Produced::InputRequired(raw) => park(ctx, Some(raw), flow_id),
         }
     }
 }
 
-/// The run asked: its questions (gated on the creator's capabilities) and the flow.
-fn park(ctx: &Context, raw: Option<InputRequiredResult>) -> Ending {
-    match crate::server::round::questions(ctx, raw) {
+/// The run asked: its questions (gated on the creator's capabilities) and the flow (whose
+/// id stays the task's first one).
+fn park(ctx: &Context, raw: Option<InputRequiredResult>, flow_id: [u8; 16]) -> Ending {
+    match crate::server::round::questions(ctx, raw, flow_id) {
         Err(e) => Ending::Failed(e),
         Ok((requests, _)) if requests.is_empty() => {
             tracing::error!("a task's handler returned NeedsInput without asking anything");
