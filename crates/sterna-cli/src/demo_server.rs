@@ -9,7 +9,9 @@ use serde::Deserialize;
 use std::sync::Arc;
 use std::time::Duration;
 use sterna::mrtr::form;
-use sterna::server::{Context, Prompt, Resource, ResourceTemplate, ServerBuilder, Tool};
+use sterna::server::{
+    Context, Prompt, Resource, ResourceTemplate, ServerBuilder, TaskStore, TaskSupport, Tool,
+};
 use sterna::state::ReplayStore;
 use sterna::types::meta::LoggingLevel;
 use sterna::{Elicitation, HandlerError, Server, StateKeys};
@@ -171,6 +173,37 @@ fn redeem_tool() -> sterna::server::ToolDef {
         )
 }
 
+/// The arguments of `archive_logs`.
+#[derive(Debug, Deserialize, JsonSchema)]
+pub(crate) struct ArchiveArgs {
+    /// The service whose logs to archive.
+    pub(crate) service: String,
+}
+
+/// How long archived logs are kept.
+#[derive(Debug, Deserialize, JsonSchema)]
+pub(crate) struct Retention {
+    /// Days to keep the archive.
+    #[schemars(range(min = 1, max = 3650))]
+    pub(crate) days: u32,
+}
+
+/// A long job that runs as a task when the client declares the tasks extension (and as a
+/// plain MRTR call otherwise): it asks for the retention mid-flight, then archives.
+fn archive_tool() -> sterna::server::ToolDef {
+    Tool::new("archive_logs")
+        .description("Archives a service's logs; runs as a task for clients that declare tasks")
+        .task(TaskSupport::Optional)
+        .handler(|ctx: Context, a: ArchiveArgs| async move {
+            let question = format!("Keep the {} archive for how many days?", a.service);
+            let keep = ctx.elicit::<Retention>(question).await?;
+            let days = keep.required()?.days;
+            // After the last answer: the side effect, once.
+            tokio::time::sleep(Duration::from_millis(100)).await;
+            Ok::<_, HandlerError>(format!("Archived {} logs for {days} days", a.service))
+        })
+}
+
 fn deploy_tool() -> sterna::server::ToolDef {
     Tool::new("deploy")
         .description("Pretends to deploy: reports progress and log messages")
@@ -226,6 +259,7 @@ pub(crate) fn tools<K>(builder: ServerBuilder<K>) -> ServerBuilder<K> {
                 }),
         )
         .tool(deploy_tool())
+        .tool(archive_tool())
         .prompt(
             Prompt::new("greet")
                 .description("A greeting for someone")
@@ -253,8 +287,12 @@ pub(crate) fn tools<K>(builder: ServerBuilder<K>) -> ServerBuilder<K> {
 }
 
 /// The demo server with the given keys, recording consumed single-use states in `replay`
-/// (default: in this process's memory).
-pub(crate) fn build(keys: StateKeys, replay: Option<Arc<dyn ReplayStore>>) -> Server {
+/// and task records in `tasks` (default: in this process's memory).
+pub(crate) fn build(
+    keys: StateKeys,
+    replay: Option<Arc<dyn ReplayStore>>,
+    tasks: Option<Arc<dyn TaskStore>>,
+) -> Server {
     let builder = tools(Server::builder("sterna-demo", env!("CARGO_PKG_VERSION")))
         .state_keys(keys)
         .instructions(
@@ -262,6 +300,10 @@ pub(crate) fn build(keys: StateKeys, replay: Option<Arc<dyn ReplayStore>>) -> Se
         );
     let builder = match replay {
         Some(store) => builder.replay_store(store),
+        None => builder,
+    };
+    let builder = match tasks {
+        Some(store) => builder.task_store(store),
         None => builder,
     };
     builder.build().expect("the demo server is valid")

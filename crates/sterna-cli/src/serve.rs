@@ -26,7 +26,7 @@ pub(crate) fn keys_from_env() -> Result<StateKeys, CliError> {
 pub(crate) async fn run(args: ServeArgs) -> Result<(), CliError> {
     let keys = keys_from_env()?;
     let Some(addr) = args.http else {
-        let server = demo_server::build(keys, None);
+        let server = demo_server::build(keys, None, None);
         return sterna::transport::serve_stdio(server)
             .await
             .map_err(|e| CliError::Local(format!("stdio: {e}")));
@@ -55,7 +55,7 @@ pub(crate) async fn run(args: ServeArgs) -> Result<(), CliError> {
 /// The HTTP endpoint: alone, or a replica of a fleet on Redis.
 async fn endpoint(args: &ServeArgs, keys: StateKeys) -> Result<HttpServer, CliError> {
     let served = match &args.redis {
-        None => HttpServer::new(demo_server::build(keys, None)),
+        None => HttpServer::new(demo_server::build(keys, None, None)),
         Some(url) => {
             if keys.is_ephemeral() {
                 tracing::warn!(
@@ -67,7 +67,11 @@ async fn endpoint(args: &ServeArgs, keys: StateKeys) -> Result<HttpServer, CliEr
                 .await
                 .map_err(|e| CliError::Local(format!("redis {url}: {e}")))?
                 .with_prefix(args.redis_prefix.clone());
-            let server = demo_server::build(keys, Some(Arc::new(redis.replay_store())));
+            let server = demo_server::build(
+                keys,
+                Some(Arc::new(redis.replay_store())),
+                Some(Arc::new(redis.task_store())),
+            );
             let bus = sterna_redis::RedisBus::new(&redis);
             let sessions = SessionConfig::new()
                 .store(Arc::new(redis.session_store()))

@@ -63,7 +63,12 @@ impl Report {
             self.ops.len(),
             self.failures().len()
         );
-        for tool in ["provision_database", "redeem_voucher", "deploy"] {
+        for tool in [
+            "provision_database",
+            "redeem_voucher",
+            "deploy",
+            "archive_logs",
+        ] {
             let n = self.ops.iter().filter(|o| o.0 == tool).count();
             if n > 0 {
                 let s = self.spread(tool);
@@ -76,7 +81,7 @@ impl Report {
     }
 }
 
-/// Answers the demo server's forms: the region, the voucher confirmation.
+/// Answers the demo server's forms: the region, the voucher confirmation, the retention.
 fn answer(form: ElicitFormParams) -> ElicitResult {
     let schema = serde_json::to_value(&form.requested_schema).unwrap_or_default();
     let mut content = Map::new();
@@ -85,6 +90,9 @@ fn answer(form: ElicitFormParams) -> ElicitResult {
     }
     if schema["properties"].get("confirm").is_some() {
         content.insert("confirm".into(), json!(true));
+    }
+    if schema["properties"].get("days").is_some() {
+        content.insert("days".into(), json!(30));
     }
     ElicitResult::accept(content)
 }
@@ -205,5 +213,40 @@ pub(crate) async fn until(
     for w in futures_util::future::join_all(workers).await {
         ops.extend(w.unwrap());
     }
+    Report { ops }
+}
+
+/// `n` `archive_logs` calls from a client that declares the tasks extension, `concurrency`
+/// at a time: each is answered with a task, which the client follows (`tasks/get`) and
+/// answers (`tasks/update`) through nginx, whatever replica each leg reaches.
+pub(crate) async fn tasks(url: &str, n: usize, concurrency: usize) -> Report {
+    let http = Recording::new(&pool(), url);
+    let ops = futures_util::stream::iter(0..n)
+        .map(|i| {
+            let transport = Recording::new(&http.http, &http.url);
+            async move {
+                let client = Client::builder("cluster-test", "1")
+                    .era(EraMode::Modern)
+                    .tasks(true)
+                    .on_elicit(|f: ElicitFormParams| async move { answer(f) })
+                    .build(transport.clone());
+                let service = format!("svc{i}");
+                let expect = format!("Archived {service} logs for 30 days");
+                let call = Call::tool("archive_logs", json!({ "service": service }));
+                let error = match client.run(call).await {
+                    Ok(r) if r.text_content() == expect => None,
+                    Ok(r) => Some(format!(
+                        "task #{i}: unexpected result {:?}",
+                        r.text_content()
+                    )),
+                    Err(e) => Some(format!("task #{i}: {e}")),
+                };
+                client.close().await;
+                ("archive_logs".to_owned(), transport.legs(), error)
+            }
+        })
+        .buffer_unordered(concurrency)
+        .collect()
+        .await;
     Report { ops }
 }

@@ -2,7 +2,7 @@
 
 use super::ONE_AT_A_TIME;
 use super::fleet::Fleet;
-use super::load::{Report, deploys, drive, until};
+use super::load::{Report, deploys, drive, tasks, until};
 use super::raw::{json_of, meta, next_message, post};
 use serde_json::json;
 use std::collections::BTreeSet;
@@ -326,4 +326,43 @@ async fn a_listen_stream_on_one_replica_sees_a_change_made_through_another() {
     );
     assert_eq!(change["method"], "notifications/resources/updated");
     assert_eq!(change["params"]["uri"], "sterna://readme");
+}
+
+/// The tasks extension on the fleet (task records in Redis): a task created through one
+/// replica is polled, answered and completed through the others.
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn tasks_created_on_one_replica_complete_through_the_others() {
+    let _one = ONE_AT_A_TIME.lock().await;
+    let fleet = Fleet::start(3, &StateKeys::generate_base64());
+    let report = tasks(&fleet.url(), 24, 6).await;
+    report.print("tasks");
+    assert_eq!(report.failures(), Vec::<&str>::new());
+    assert_eq!(report.ops.len(), 24);
+    let count = |method: &str| {
+        report
+            .ops
+            .iter()
+            .flat_map(|o| &o.1)
+            .filter(|l| l.method == method)
+            .count()
+    };
+    // Every task was created, polled and answered (one question each).
+    assert_eq!(count("tools/call"), 24, "one creating call per task");
+    assert!(count("tasks/get") >= 24, "every task polled");
+    assert_eq!(count("tasks/update"), 24, "every task answered once");
+    // Tasks whose later legs reached a replica other than the one that created them.
+    let crossed = report
+        .ops
+        .iter()
+        .filter(|o| {
+            let created = o.1.iter().find(|l| l.method == "tools/call");
+            let created = created.map(|l| l.replica.as_str());
+            o.1.iter()
+                .any(|l| l.method.starts_with("tasks/") && Some(l.replica.as_str()) != created)
+        })
+        .count();
+    println!(
+        "[tasks] {crossed} of 24 tasks were followed through a replica other than their creator's"
+    );
+    assert!(crossed > 0, "some task crossed replicas");
 }
