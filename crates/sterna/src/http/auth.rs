@@ -28,8 +28,8 @@
 //! ```
 //!
 //! Validators reach the authorization server through [`HttpFetch`]; the default
-//! [`HyperFetcher`] speaks plain HTTP to loopback only, and HTTPS once given a TLS
-//! connector.
+//! [`HyperFetcher`] speaks plain HTTP to loopback only, and HTTPS with
+//! [`HyperFetcher::https`] (feature `tls`) or a TLS connector of your own.
 
 #[cfg(feature = "jwt")]
 mod alg;

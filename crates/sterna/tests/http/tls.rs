@@ -133,6 +133,44 @@ async fn an_unknown_root_is_refused() {
     task.abort();
 }
 
+/// The resource server's fetcher (JWKS, metadata, introspection) over HTTPS: it reaches a
+/// server whose root it was given, and refuses one it was not; plain `http://` to a host
+/// other than loopback stays refused.
+#[tokio::test]
+async fn the_resource_servers_fetcher_speaks_https() {
+    use sterna::http::auth::{FetchError, HttpFetch, HyperFetcher};
+    let pki = pki();
+    let (addr, task) = serve_tls(&pki).await;
+    let get = |url: String| http::Request::get(url).body(bytes::Bytes::new()).unwrap();
+    let trusted = TlsRoots::new()
+        .root_certificate_der(pki.ca_der.clone())
+        .only_added_roots();
+    let fetcher = HyperFetcher::https(&trusted).unwrap();
+    // Any status is an answer: the MCP endpoint refuses a GET without a session, over TLS.
+    let answer = fetcher
+        .fetch(get(format!("https://localhost:{}/mcp", addr.port())))
+        .await
+        .unwrap();
+    assert!(answer.status().is_client_error(), "{}", answer.status());
+    let stranger = HyperFetcher::https(
+        &TlsRoots::new()
+            .root_certificate_der(self::pki().ca_der)
+            .only_added_roots(),
+    )
+    .unwrap();
+    let refused = stranger.fetch(get(format!("https://{addr}/mcp"))).await;
+    assert!(
+        matches!(refused, Err(FetchError::Transport(_))),
+        "{refused:?}"
+    );
+    let plain = fetcher.fetch(get("http://example.com/jwks".into())).await;
+    assert!(
+        matches!(plain, Err(FetchError::Refused { .. })),
+        "{plain:?}"
+    );
+    task.abort();
+}
+
 #[test]
 fn bad_urls_and_pem_are_config_errors() {
     assert!(HttpTransport::builder("ftp://x/mcp").build().is_err());

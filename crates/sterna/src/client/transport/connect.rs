@@ -11,7 +11,7 @@ use hyper_util::client::legacy::connect::HttpConnector;
 use hyper_util::rt::TokioExecutor;
 
 #[cfg(feature = "tls")]
-type Connector = hyper_rustls::HttpsConnector<HttpConnector>;
+pub(crate) type Connector = hyper_rustls::HttpsConnector<HttpConnector>;
 #[cfg(not(feature = "tls"))]
 type Connector = HttpConnector;
 
@@ -127,7 +127,10 @@ impl HttpClient {
 }
 
 #[cfg(feature = "tls")]
-fn connector(mut http: HttpConnector, roots: &TlsRoots) -> Result<Connector, TransportError> {
+pub(crate) fn connector(
+    mut http: HttpConnector,
+    roots: &TlsRoots,
+) -> Result<Connector, TransportError> {
     use std::sync::Arc;
     http.enforce_http(false);
     let provider = Arc::new(rustls::crypto::ring::default_provider());

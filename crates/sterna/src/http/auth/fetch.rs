@@ -71,12 +71,19 @@ impl std::error::Error for FetchError {
 /// [`HttpFetch`] over hyper-util's pooled client.
 ///
 /// [`new`](HyperFetcher::new) speaks plain HTTP only, and only to loopback hosts (tests,
-/// a sidecar authorization server). For HTTPS, hand it a TLS connector:
+/// a sidecar authorization server). For HTTPS use [`https`](HyperFetcher::https) (feature
+/// `tls`: rustls, the platform's roots plus any you add), or hand
+/// [`with_connector`](HyperFetcher::with_connector) a TLS connector of your own:
 ///
-/// ```ignore
-/// let https = hyper_rustls::HttpsConnectorBuilder::new()
-///     .with_native_roots()?.https_or_http().enable_http1().build();
-/// let fetcher = HyperFetcher::with_connector(https);
+/// ```no_run
+/// # #[cfg(feature = "tls")]
+/// # fn main() -> Result<(), sterna::client::TransportError> {
+/// use sterna::client::transport::TlsRoots;
+/// use sterna::http::auth::HyperFetcher;
+/// let fetcher = HyperFetcher::https(&TlsRoots::new())?;
+/// # let _ = fetcher; Ok(()) }
+/// # #[cfg(not(feature = "tls"))]
+/// # fn main() {}
 /// ```
 pub struct HyperFetcher<C = HttpConnector> {
     client: Client<C, Full<Bytes>>,
@@ -207,6 +214,20 @@ pub(crate) fn is_loopback(host: &str) -> bool {
         || host
             .parse::<std::net::IpAddr>()
             .is_ok_and(|ip| ip.is_loopback())
+}
+
+#[cfg(feature = "tls")]
+impl HyperFetcher<crate::client::transport::HttpsConnector> {
+    /// Fetches over HTTPS with rustls, trusting `roots` (the platform's certificates plus
+    /// any added, or only the added ones); plain `http://` stays limited to loopback hosts.
+    pub fn https(
+        roots: &crate::client::transport::TlsRoots,
+    ) -> Result<Self, crate::client::TransportError> {
+        let mut http = HttpConnector::new();
+        http.set_nodelay(true);
+        let connector = crate::client::transport::https_connector(http, roots)?;
+        Ok(Self::with_connector(connector))
+    }
 }
 
 #[cfg(test)]
