@@ -28,12 +28,15 @@ fn millis(d: Duration) -> u64 {
     u64::try_from(d.as_millis()).unwrap_or(u64::MAX).max(1)
 }
 
-impl SessionStore for RedisSessionStore {
-    fn create(
+impl RedisSessionStore {
+    /// Writes `record` with the idle expiry, only if the session is new (`NX`) or only if it
+    /// still exists (`XX`).
+    fn put(
         &self,
         id: &str,
         record: SessionRecord,
         idle: Duration,
+        condition: &'static str,
     ) -> BoxFuture<'_, Result<(), SessionError>> {
         let key = self.redis.key("session", id);
         let mut conn = self.redis.conn.clone();
@@ -42,7 +45,7 @@ impl SessionStore for RedisSessionStore {
             let _: Option<String> = redis::cmd("SET")
                 .arg(&key)
                 .arg(json)
-                .arg("NX")
+                .arg(condition)
                 .arg("PX")
                 .arg(millis(idle))
                 .query_async(&mut conn)
@@ -50,6 +53,17 @@ impl SessionStore for RedisSessionStore {
                 .map_err(unavailable)?;
             Ok(())
         })
+    }
+}
+
+impl SessionStore for RedisSessionStore {
+    fn create(
+        &self,
+        id: &str,
+        record: SessionRecord,
+        idle: Duration,
+    ) -> BoxFuture<'_, Result<(), SessionError>> {
+        self.put(id, record, idle, "NX")
     }
 
     fn touch(
@@ -80,21 +94,7 @@ impl SessionStore for RedisSessionStore {
         record: SessionRecord,
         idle: Duration,
     ) -> BoxFuture<'_, Result<(), SessionError>> {
-        let key = self.redis.key("session", id);
-        let mut conn = self.redis.conn.clone();
-        Box::pin(async move {
-            let json = serde_json::to_string(&record).map_err(unavailable)?;
-            let _: Option<String> = redis::cmd("SET")
-                .arg(&key)
-                .arg(json)
-                .arg("XX")
-                .arg("PX")
-                .arg(millis(idle))
-                .query_async(&mut conn)
-                .await
-                .map_err(unavailable)?;
-            Ok(())
-        })
+        self.put(id, record, idle, "XX")
     }
 
     fn remove(&self, id: &str) -> BoxFuture<'_, Result<bool, SessionError>> {
