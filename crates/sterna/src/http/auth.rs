@@ -48,7 +48,6 @@ mod layer;
 mod metadata;
 mod scope;
 mod static_tokens;
-mod target;
 
 #[cfg(feature = "jwt")]
 pub use alg::SigningAlg;
@@ -60,7 +59,8 @@ pub use fetch::{FetchError, HttpFetch, HyperFetcher};
 pub use introspection::{Introspection, IntrospectionBuilder};
 #[cfg(feature = "jwt")]
 pub use jwt::{JwtValidator, JwtValidatorBuilder};
-pub use layer::{AuthBody, AuthLayer, AuthService, Authenticator};
+pub(crate) use layer::ScopeCheck;
+pub use layer::{AuthLayer, AuthService, Authenticator};
 pub use metadata::{MetadataLayer, MetadataService, NotFound, ResourceMetadata};
 pub use scope::ScopePolicy;
 pub use static_tokens::BearerTokens;

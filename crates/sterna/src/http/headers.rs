@@ -57,7 +57,7 @@ pub(crate) fn check_prepared(
         let id = prepared.task_id();
         return check(server, headers, prepared.method, id.as_deref(), None);
     }
-    let (name, arguments) = prepared.target();
+    let (name, arguments) = prepared.name_and_arguments();
     check(server, headers, prepared.method, name, arguments)
 }
 

@@ -18,6 +18,7 @@
 
 pub mod auth;
 mod body;
+mod caller;
 mod config;
 mod headers;
 pub mod layers;

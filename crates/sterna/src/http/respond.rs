@@ -14,6 +14,8 @@ pub(crate) enum Done {
     /// Refused before the server saw it (unreadable message, a response, no version
     /// header).
     Refused(StatusCode, Option<RequestId>, ErrorObject),
+    /// Refused with this HTTP answer (an authorization challenge).
+    Http(Box<Response<McpBody>>),
     /// A notification.
     Accepted,
     Cancelled,

@@ -3,6 +3,7 @@
 //! JSON or SSE).
 
 use super::body::{Final, McpBody};
+use super::caller::Caller;
 use super::config::HttpConfig;
 use super::headers;
 use super::layers::{
@@ -14,7 +15,7 @@ use super::respond::{Done, json, plain, rpc_error, sse_response, status_of};
 use crate::server::inbound::{
     Body as Params, Inbound, classify, classify_envelope, has_modern_claim,
 };
-use crate::server::{Notifier, Principal, RequestEnv, Response as RpcResponse, Server, log_panic};
+use crate::server::{Notifier, RequestEnv, Response as RpcResponse, Server, log_panic};
 use bytes::Bytes;
 use futures_util::FutureExt;
 use http::header::ALLOW;
@@ -197,7 +198,7 @@ where
 /// What the endpoint knows about a request besides its body.
 struct Incoming {
     headers: HeaderMap,
-    principal: Principal,
+    caller: Caller,
     accepts: Accepts,
     deadline: Option<Deadline>,
 }
@@ -209,16 +210,16 @@ impl Shared {
         B::Error: Into<BoxError>,
     {
         let (mut parts, body) = req.into_parts();
-        let principal = parts.extensions.remove::<Principal>().unwrap_or_default();
+        let caller = Caller::take(&mut parts.extensions);
         match parts.method {
             Method::POST => {}
             Method::GET => {
                 return self
                     .legacy
-                    .get(&self.server, &parts.headers, principal)
+                    .get(&self.server, &parts.headers, caller.principal)
                     .await;
             }
-            Method::DELETE => return self.legacy.delete(&parts.headers, principal).await,
+            Method::DELETE => return self.legacy.delete(&parts.headers, caller.principal).await,
             _ => {
                 let mut r = plain(StatusCode::METHOD_NOT_ALLOWED);
                 r.headers_mut()
@@ -238,12 +239,12 @@ impl Shared {
             let headers = &parts.headers;
             return self
                 .legacy
-                .post(&self.server, headers, principal, &bytes)
+                .post(&self.server, headers, caller, &bytes)
                 .await;
         }
         let incoming = Incoming {
             accepts: Accepts::of(&parts.headers),
-            principal,
+            caller,
             deadline: self.deadline(parts.extensions.remove::<Deadline>()),
             headers: parts.headers,
         };
@@ -268,7 +269,7 @@ impl Shared {
         let (notifier, notifications) = Notifier::channel(64);
         let cancel = CancellationToken::new();
         let env = RequestEnv::new()
-            .principal(incoming.principal.clone())
+            .principal(incoming.caller.principal.clone())
             .notifier(notifier)
             .cancel(cancel.clone());
         let server = self.server.clone();
@@ -328,6 +329,7 @@ impl Shared {
             Done::Cancelled => return plain(StatusCode::NO_CONTENT),
             Done::Accepted => return plain(StatusCode::ACCEPTED),
             Done::Refused(status, id, e) => return rpc_error(status, id.as_ref(), &e),
+            Done::Http(refused) => return *refused,
             Done::TimedOut(r) => (StatusCode::GATEWAY_TIMEOUT, r.to_bytes()),
             Done::Response(r) => (status_of(&r), r.to_bytes()),
         };
@@ -346,7 +348,8 @@ impl Shared {
 
 type Work = Pin<Box<dyn Future<Output = Done> + Send>>;
 
-/// Classify, prepare, compare the headers with the body, run (within the deadline).
+/// Classify, prepare, compare the headers with the body, authorize the target the
+/// prepared request names, run that same request (within the deadline).
 async fn answer(server: &Server, incoming: &Incoming, bytes: &[u8], env: RequestEnv) -> Done {
     let (id, method, params) = match classify(bytes) {
         Inbound::Request { id, method, params } => (id, method, params),
@@ -364,6 +367,9 @@ async fn answer(server: &Server, incoming: &Incoming, bytes: &[u8], env: Request
         Ok(p) => p,
         Err(refused) => return Done::Response(refused),
     };
+    if let Err(refused) = incoming.caller.authorize(prepared.target()) {
+        return Done::Http(refused);
+    }
     let checked = headers::check_prepared(server, &incoming.headers, version, &prepared);
     if let Err(e) = checked {
         return Done::Response(RpcResponse::early(id, e));
@@ -396,7 +402,8 @@ impl Done {
     /// The last event of an SSE stream (`None`: nothing more is sent).
     fn into_final(self) -> Option<Vec<u8>> {
         match self {
-            Done::Cancelled | Done::Accepted => None,
+            // Refusals come before the method runs, so before any stream.
+            Done::Cancelled | Done::Accepted | Done::Http(_) => None,
             Done::Refused(_, id, e) => Some(
                 serde_json::to_vec(&ErrorResponseRef {
                     id: id.as_ref(),

@@ -26,7 +26,7 @@ impl<'a> Prepared<'a> {
     where
         'a: 's,
     {
-        let span = trace::request_span(self.method, self.target().0, &self.meta);
+        let span = trace::request_span(self.method, self.target().name(), &self.meta);
         if span.is_disabled() {
             return match self.route(server, env) {
                 Ok(running) => Either::Right(running),

@@ -32,6 +32,7 @@ pub(crate) mod request;
 mod resource;
 mod response;
 mod round;
+pub(crate) mod target;
 pub(crate) mod tasks;
 mod tool;
 pub(crate) mod uri_template;

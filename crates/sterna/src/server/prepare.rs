@@ -1,6 +1,7 @@
 //! The first step of serving a request: read `_meta` and the params. A transport checks
 //! what it must between this step and [`Prepared::run`](super::dispatch) (HTTP compares
-//! its headers with [`Prepared::meta`] and [`Prepared::target`]); nothing calls back.
+//! its headers with [`Prepared::meta`] and [`Prepared::name_and_arguments`], and checks
+//! the caller's scopes against [`Prepared::target`]); nothing calls back.
 //!
 //! **The era seam.** Everything that reaches `prepare` is a 2026-07-28 request: it carries
 //! its own `_meta` (version, capabilities), and a request without one is refused here
@@ -12,6 +13,7 @@ use super::core::Server;
 use super::inbound::Body;
 use super::request::{Params, REMOVED, invalid};
 use super::response::Response;
+use super::target::Target;
 use serde_json::value::RawValue;
 use sterna_types::error::{ErrorCode, ErrorObject};
 use sterna_types::jsonrpc::RequestId;
@@ -35,8 +37,15 @@ impl<'a> Prepared<'a> {
         &self.meta
     }
 
+    /// What the request acts on, from the params the method will run with (a targeted
+    /// method whose params cannot be read has no target here, and never runs: the route
+    /// stage answers it `-32602`).
+    pub(crate) fn target(&self) -> Target<'_> {
+        Target::of(self.method, self.name_and_arguments().0)
+    }
+
     /// The tool or prompt name or resource URI, and the tool arguments (for header checks).
-    pub(crate) fn target(&self) -> (Option<&str>, Option<&'a RawValue>) {
+    pub(crate) fn name_and_arguments(&self) -> (Option<&str>, Option<&'a RawValue>) {
         self.params
             .as_ref()
             .map(Params::target)

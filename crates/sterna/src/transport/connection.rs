@@ -212,10 +212,10 @@ async fn run(
     let id = request.id.clone();
     match era {
         Era::Legacy(session) => {
-            let params = request.params.as_deref();
-            server
-                .serve_legacy(&session, id, &request.method, params, env)
-                .await
+            match server.decode_legacy(&request.method, request.params.as_deref()) {
+                Ok(decoded) => server.serve_legacy(&session, id, decoded, env).await,
+                Err(e) => Some(Response::error(Some(id), e)),
+            }
         }
         Era::Modern => match server.prepare(id, &request.method, request.body()) {
             Ok(prepared) => prepared.run(server, env).await,

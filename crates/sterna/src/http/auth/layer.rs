@@ -7,24 +7,16 @@ use super::challenge::{Challenge, ErrorCode};
 use super::error::AuthError;
 use super::metadata::{MetadataLayer, ResourceMetadata};
 use super::scope::ScopePolicy;
-use super::target::target_of;
 use crate::server::Principal;
-use bytes::Bytes;
+use crate::server::target::Target;
 use futures_util::future::BoxFuture;
 use http::{HeaderMap, Request, Response, StatusCode};
-use http_body::Body;
-use http_body_util::{BodyExt, Full, LengthLimitError, Limited};
 use std::fmt;
 use std::sync::Arc;
 use std::task::{Context, Poll};
 
-type BoxError = Box<dyn std::error::Error + Send + Sync>;
-
-/// How long the layer waits for a body it must read (per-target scope rules).
-const BODY_TIME: std::time::Duration = std::time::Duration::from_secs(30);
-
 /// The answer refusing a request.
-type Refusal = Box<Response<McpBody>>;
+pub(crate) type Refusal = Box<Response<McpBody>>;
 
 /// Turns request headers into a principal: `Ok(None)` when no credentials were given.
 ///
@@ -40,10 +32,6 @@ pub trait Authenticator: Send + Sync + 'static {
         headers: &'a HeaderMap,
     ) -> BoxFuture<'a, Result<Option<Principal>, AuthError>>;
 }
-
-/// The body a request has behind [`AuthLayer`]: the original, or the bytes the layer
-/// read to find out which tool is called (only with per-target scope rules).
-pub type AuthBody<B> = http_body_util::Either<B, Full<Bytes>>;
 
 /// A tower layer that authenticates every request, checks its scopes, and attaches its
 /// [`Principal`] to the request's extensions (where [`McpService`](super::super::McpService)
@@ -64,7 +52,6 @@ pub struct AuthLayer {
     realm: Arc<str>,
     metadata: Option<(Arc<str>, MetadataLayer)>,
     scopes: Arc<ScopePolicy>,
-    max_body: usize,
 }
 
 impl fmt::Debug for AuthLayer {
@@ -88,7 +75,6 @@ impl AuthLayer {
             realm: Arc::from("mcp"),
             metadata: None,
             scopes: Arc::new(ScopePolicy::new()),
-            max_body: 4 * 1024 * 1024,
         }
     }
 
@@ -116,14 +102,6 @@ impl AuthLayer {
     /// The scopes requests need.
     pub fn scopes(mut self, policy: ScopePolicy) -> Self {
         self.scopes = Arc::new(policy);
-        self
-    }
-
-    /// The largest body read to find the target of a request when the
-    /// [`ScopePolicy`] has per-target rules (default 4 MiB; larger ones get 413; a body
-    /// that takes longer than 30 s gets 408).
-    pub fn max_body(mut self, bytes: usize) -> Self {
-        self.max_body = bytes;
         self
     }
 
@@ -174,39 +152,6 @@ impl AuthLayer {
         }
     }
 
-    /// Checks the scopes `principal` holds against what the request needs (reading the
-    /// body when a rule depends on the target); hands the request on, or refuses it.
-    async fn authorize<B>(
-        &self,
-        req: Request<B>,
-        principal: &Principal,
-    ) -> Result<Request<AuthBody<B>>, Refusal>
-    where
-        B: Body<Data = Bytes>,
-        B::Error: Into<BoxError>,
-    {
-        if !self.scopes.has_target_rules() {
-            self.check(principal, self.scopes.base())?;
-            return Ok(req.map(AuthBody::Left));
-        }
-        let (parts, body) = req.into_parts();
-        let read = tokio::time::timeout(BODY_TIME, Limited::new(body, self.max_body).collect());
-        let bytes = match read.await {
-            Ok(Ok(b)) => b.to_bytes(),
-            Ok(Err(e)) if e.downcast_ref::<LengthLimitError>().is_some() => {
-                return Err(Box::new(plain(StatusCode::PAYLOAD_TOO_LARGE)));
-            }
-            Ok(Err(_)) => return Err(Box::new(plain(StatusCode::BAD_REQUEST))),
-            Err(_) => return Err(Box::new(plain(StatusCode::REQUEST_TIMEOUT))),
-        };
-        let target = target_of(&bytes);
-        self.check(principal, self.scopes.required(target.as_ref()))?;
-        Ok(Request::from_parts(
-            parts,
-            AuthBody::Right(Full::new(bytes)),
-        ))
-    }
-
     fn check(&self, principal: &Principal, required: Vec<&str>) -> Result<(), Refusal> {
         if self.scopes.satisfied(principal.grant(), &required) {
             return Ok(());
@@ -245,13 +190,9 @@ pub struct AuthService<S> {
 
 impl<S, B> tower_service::Service<Request<B>> for AuthService<S>
 where
-    S: tower_service::Service<Request<AuthBody<B>>, Response = Response<McpBody>>
-        + Clone
-        + Send
-        + 'static,
+    S: tower_service::Service<Request<B>, Response = Response<McpBody>> + Clone + Send + 'static,
     S::Future: Send,
-    B: Body<Data = Bytes> + Send + 'static,
-    B::Error: Into<BoxError>,
+    B: Send + 'static,
 {
     type Response = Response<McpBody>;
     type Error = S::Error;
@@ -261,7 +202,7 @@ where
         self.inner.poll_ready(cx)
     }
 
-    fn call(&mut self, req: Request<B>) -> Self::Future {
+    fn call(&mut self, mut req: Request<B>) -> Self::Future {
         let clone = self.inner.clone();
         let mut inner = std::mem::replace(&mut self.inner, clone);
         let layer = self.layer.clone();
@@ -270,12 +211,34 @@ where
                 Ok(p) => p,
                 Err(refused) => return Ok(*refused),
             };
-            let mut req = match layer.authorize(req, &principal).await {
-                Ok(r) => r,
-                Err(refused) => return Ok(*refused),
-            };
+            if let Err(refused) = layer.check(&principal, layer.scopes.base()) {
+                return Ok(*refused);
+            }
+            if layer.scopes.has_target_rules() {
+                // The endpoint judges the target once it has decoded the request it
+                // runs (either era): see `ScopeCheck`.
+                req.extensions_mut().insert(ScopeCheck(layer));
+            }
             req.extensions_mut().insert(principal);
             inner.call(req).await
         })
+    }
+}
+
+/// The per-target part of a [`ScopePolicy`], left by [`AuthLayer`] in the request's
+/// extensions for the endpoint: it judges the target of the request **as decoded for
+/// execution** ([`Target`]), so the scopes checked are those of the tool (prompt,
+/// resource) that runs, whatever the era or shape of the body.
+#[derive(Clone)]
+pub(crate) struct ScopeCheck(AuthLayer);
+
+impl ScopeCheck {
+    /// `Err` is the `403` (or, anonymous, `401`) challenge refusing the request.
+    pub(crate) fn authorize(
+        &self,
+        principal: &Principal,
+        target: Target<'_>,
+    ) -> Result<(), Refusal> {
+        self.0.check(principal, self.0.scopes.required(target))
     }
 }

@@ -2,6 +2,7 @@
 //! prompts or resources, with hierarchies (`admin` implies `write` …).
 
 use crate::server::AccessGrant;
+use crate::server::target::Target;
 use std::collections::{HashMap, HashSet};
 
 /// The scopes requests need, judged by [`AuthLayer`](super::AuthLayer) after
@@ -18,10 +19,12 @@ use std::collections::{HashMap, HashSet};
 /// # let _ = policy;
 /// ```
 ///
-/// The tool (prompt, resource) is the one in the request **body** — what the server will
-/// run — read with the server's own parser, so a request cannot pass under another
-/// tool's requirements. (2026-07-28 requests also name it in `Mcp-Name`; the endpoint
-/// refuses a request whose header and body disagree.)
+/// The tool (prompt, resource) is judged by the endpoint on the request **as decoded to
+/// run it** — the same value, in either era, that the method then runs — so a request
+/// cannot pass under another tool's requirements, and a request whose target cannot be
+/// read never runs. (2026-07-28 requests also name it in `Mcp-Name`; the endpoint
+/// refuses a request whose header and body disagree.) The rules apply where
+/// [`AuthLayer`](super::AuthLayer) wraps sterna's endpoint ([`McpService`](crate::http::McpService)).
 #[derive(Debug, Clone, Default)]
 pub struct ScopePolicy {
     always: Vec<String>,
@@ -38,21 +41,15 @@ enum Kind {
 }
 
 impl Kind {
-    fn of(method: &str) -> Option<Self> {
-        match method {
-            "tools/call" => Some(Self::Tool),
-            "prompts/get" => Some(Self::Prompt),
-            "resources/read" => Some(Self::Resource),
-            _ => None,
+    /// The kind and name of a request's target (`None`: no per-target rule applies).
+    fn of(target: Target<'_>) -> Option<(Self, &str)> {
+        match target {
+            Target::Tool(n) => Some((Self::Tool, n)),
+            Target::Prompt(n) => Some((Self::Prompt, n)),
+            Target::Resource(n) => Some((Self::Resource, n)),
+            Target::Untargeted => None,
         }
     }
-}
-
-/// The method of a request and the tool/prompt name or resource URI it targets.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) struct Target {
-    pub(crate) method: String,
-    pub(crate) name: Option<String>,
 }
 
 fn strings<I, S>(scopes: I) -> Vec<String>
@@ -135,10 +132,9 @@ impl ScopePolicy {
     }
 
     /// The scopes a request for `target` needs: the base ones and the target's, each once.
-    pub(crate) fn required(&self, target: Option<&Target>) -> Vec<&str> {
-        let specific = target
-            .and_then(|t| Some((Kind::of(&t.method)?, t.name.clone()?)))
-            .and_then(|key| self.targets.get(&key));
+    pub(crate) fn required(&self, target: Target<'_>) -> Vec<&str> {
+        let specific =
+            Kind::of(target).and_then(|(kind, name)| self.targets.get(&(kind, name.to_owned())));
         dedup(
             self.always
                 .iter()
@@ -189,11 +185,8 @@ fn dedup<'a>(scopes: impl Iterator<Item = &'a str>) -> Vec<&'a str> {
 mod tests {
     use super::*;
 
-    fn call(tool: &str) -> Target {
-        Target {
-            method: "tools/call".into(),
-            name: Some(tool.into()),
-        }
+    fn call(tool: &str) -> Target<'_> {
+        Target::Tool(tool)
     }
 
     #[test]
@@ -203,14 +196,10 @@ mod tests {
             .tool("drop", ["write", "read"])
             .implies("admin", ["write"])
             .implies("write", ["read"]);
-        assert_eq!(p.required(None), ["read"]);
-        assert_eq!(p.required(Some(&call("drop"))), ["read", "write"]);
-        assert_eq!(p.required(Some(&call("other"))), ["read"]);
-        let list = Target {
-            method: "tools/list".into(),
-            name: Some("drop".into()),
-        };
-        assert_eq!(p.required(Some(&list)), ["read"]);
+        assert_eq!(p.required(Target::Untargeted), ["read"]);
+        assert_eq!(p.required(call("drop")), ["read", "write"]);
+        assert_eq!(p.required(call("other")), ["read"]);
+        assert_eq!(p.required(Target::Prompt("drop")), ["read"]);
         let grant = |s: &[&str]| AccessGrant::new("i", "s").with_scopes(s.iter().copied());
         assert!(p.satisfied(Some(&grant(&["admin"])), &["read", "write"]));
         assert!(!p.satisfied(Some(&grant(&["read"])), &["read", "write"]));

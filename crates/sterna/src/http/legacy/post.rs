@@ -6,9 +6,10 @@ use super::live::Live;
 use super::log::{StreamLog, event_id, follow};
 use super::{Found, LegacyHttp, SESSION_ID, SessionEvent, SessionStore, unavailable};
 use crate::http::body::McpBody;
+use crate::http::caller::Caller;
 use crate::http::respond::{json, plain, rpc_error, sse_response};
 use crate::server::inbound::{Inbound, OwnedRequest, classify_envelope};
-use crate::server::legacy::{LegacySession, SessionRecord};
+use crate::server::legacy::{LegacyRequest, LegacySession, SessionRecord};
 use crate::server::{Notifier, Principal, RequestEnv, Server};
 use bytes::Bytes;
 use http::{HeaderMap, HeaderValue, Response, StatusCode};
@@ -31,7 +32,7 @@ impl LegacyHttp {
         &self,
         server: &Server,
         headers: &HeaderMap,
-        principal: Principal,
+        caller: Caller,
         bytes: &[u8],
     ) -> Response<McpBody> {
         let version = headers.get("mcp-protocol-version").map(HeaderValue::to_str);
@@ -40,7 +41,7 @@ impl LegacyHttp {
         {
             return bad_request(None, "Bad Request: Unsupported protocol version");
         }
-        let found = match self.find(headers, &principal).await {
+        let found = match self.find(headers, &caller.principal).await {
             Ok(f) => f,
             Err(answer) => return answer,
         };
@@ -73,7 +74,7 @@ impl LegacyHttp {
                 let Some(request) = request.into_owned_request() else {
                     return bad_request(None, "Bad Request");
                 };
-                self.request(server, principal, found, request).await
+                self.request(server, caller, found, request).await
             }
         }
     }
@@ -107,16 +108,29 @@ impl LegacyHttp {
         }
     }
 
+    /// Decodes a session's request once, authorizes the target it names, and runs
+    /// that same decoded request.
     async fn request(
         &self,
         server: &Server,
-        principal: Principal,
+        caller: Caller,
         found: Option<Found>,
         request: OwnedRequest,
     ) -> Response<McpBody> {
-        match (found, request.method.as_str()) {
-            (_, "initialize") => self.initialize(server, principal, request).await,
-            (Some(f), _) => {
+        if request.method == "initialize" {
+            return self.initialize(server, caller.principal, request).await;
+        }
+        let decoded = match server.decode_legacy(&request.method, request.params.as_deref()) {
+            Ok(d) => d,
+            Err(e) => return rpc_error(StatusCode::OK, Some(&request.id), &e),
+        };
+        if let Err(refused) = caller.authorize(decoded.target()) {
+            return *refused;
+        }
+        let principal = caller.principal;
+        let id = request.id;
+        match found {
+            Some(f) => {
                 let session = LegacySession::from_record(&f.record, f.live.pushes.clone());
                 let save = Save {
                     store: self.config.store.clone(),
@@ -124,15 +138,22 @@ impl LegacyHttp {
                     before: f.record.clone(),
                     idle: self.config.idle,
                 };
-                self.run(server, principal, &f.live, session, request, Some(save))
-                    .await
+                self.run(
+                    server,
+                    principal,
+                    &f.live,
+                    session,
+                    (id, decoded),
+                    Some(save),
+                )
+                .await
             }
-            (None, _) => {
+            None => {
                 // No session, no way back to the client: served with no capabilities,
                 // so a handler that needs input gets a clean refusal.
                 let live = Arc::new(Live::default());
                 let session = LegacySession::open(stateless());
-                self.run(server, principal, &live, session, request, None)
+                self.run(server, principal, &live, session, (id, decoded), None)
                     .await
             }
         }
@@ -174,13 +195,13 @@ impl LegacyHttp {
         principal: Principal,
         live: &Arc<Live>,
         session: LegacySession,
-        request: OwnedRequest,
+        request: (RequestId, LegacyRequest),
         save: Option<Save>,
     ) -> Response<McpBody> {
-        let Some(cancel) = live.register(&request.id) else {
+        let Some(cancel) = live.register(&request.0) else {
             let msg = "Invalid request: this id is already in use by a request in flight";
             let e = ErrorObject::new(ErrorCode::INVALID_REQUEST, msg);
-            return rpc_error(StatusCode::OK, Some(&request.id), &e);
+            return rpc_error(StatusCode::OK, Some(&request.0), &e);
         };
         let log = live.new_stream(self.config.resume_window);
         let (notifier, rx) = Notifier::channel(64);
@@ -261,7 +282,7 @@ struct Task {
 impl Task {
     async fn run(
         self,
-        request: OwnedRequest,
+        (id, request): (RequestId, LegacyRequest),
         env: RequestEnv,
         mut rx: mpsc::Receiver<Vec<u8>>,
         cancel: tokio_util::sync::CancellationToken,
@@ -274,8 +295,7 @@ impl Task {
             window,
             save,
         } = self;
-        let params = request.params.as_deref();
-        let work = server.serve_legacy(&session, request.id.clone(), &request.method, params, env);
+        let work = server.serve_legacy(&session, id.clone(), request, env);
         tokio::pin!(work);
         let mut check = tokio::time::interval(window.max(std::time::Duration::from_millis(40)) / 4);
         let answer = loop {
@@ -300,6 +320,6 @@ impl Task {
         log.finish(answer.map(|r| r.to_bytes()).as_deref());
         // The log stays for a client that resumes late; the next stream of the session
         // (or the end of the session) forgets it once the window has passed.
-        live.release(&request.id);
+        live.release(&id);
     }
 }

@@ -9,6 +9,7 @@ mod session;
 mod shim;
 
 pub(crate) use pushes::Pushes;
+pub(crate) use serve::LegacyRequest;
 pub(crate) use session::LegacySession;
 pub use session::SessionRecord;
 pub use shim::LegacyLimits;

@@ -1,18 +1,21 @@
-//! A legacy session's requests: the 2025 utilities (`ping`, `logging/setLevel`,
-//! `resources/subscribe`), the lists without 2026 decorations, and the MRTR-capable
-//! methods through the push loop.
+//! A legacy session's requests, decoded once ([`LegacyRequest`]) and then served: the 2025
+//! utilities (`ping`, `logging/setLevel`, `resources/subscribe`), the lists without 2026
+//! decorations, and the MRTR-capable methods through the push loop.
+//!
+//! The decoded request is what runs and what a transport authorizes
+//! ([`LegacyRequest::target`]): there is no second reading of the bytes.
 
 use super::super::context::RequestEnv;
 use super::super::core::Server;
 use super::super::lists::page_index;
 use super::super::request::{CompleteParams, RawField, invalid};
 use super::super::response::Response;
+use super::super::target::Target;
 use super::render;
 use super::session::LegacySession;
 use super::shim::Call;
 use serde::Deserialize;
 use serde_json::value::{RawValue, to_raw_value};
-use std::borrow::Cow;
 use std::collections::BTreeMap;
 use std::sync::Arc;
 use sterna_types::error::{ErrorCode, ErrorObject};
@@ -29,8 +32,7 @@ struct Meta {
 
 #[derive(Deserialize)]
 struct CallIn<'a> {
-    #[serde(borrow)]
-    name: Cow<'a, str>,
+    name: String,
     #[serde(default, borrow)]
     arguments: RawField<'a>,
     #[serde(rename = "_meta", default)]
@@ -38,9 +40,8 @@ struct CallIn<'a> {
 }
 
 #[derive(Deserialize)]
-struct PromptIn<'a> {
-    #[serde(borrow)]
-    name: Cow<'a, str>,
+struct PromptIn {
+    name: String,
     #[serde(default)]
     arguments: Option<BTreeMap<String, String>>,
     #[serde(rename = "_meta", default)]
@@ -70,6 +71,66 @@ struct CursorIn {
     cursor: Option<String>,
 }
 
+/// `completion/complete` params without the 2026 `_meta`.
+#[derive(Deserialize)]
+struct CompleteIn {
+    #[serde(rename = "ref")]
+    reference: sterna_types::completion::CompletionReference,
+    argument: sterna_types::completion::CompletionArgument,
+    #[serde(default)]
+    context: Option<sterna_types::completion::CompletionContext>,
+}
+
+impl From<CompleteIn> for CompleteParams {
+    fn from(c: CompleteIn) -> Self {
+        CompleteParams {
+            meta: None,
+            reference: c.reference,
+            argument: c.argument,
+            context: c.context,
+        }
+    }
+}
+
+/// The lists a legacy session reads.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum ListKind {
+    Tools,
+    Prompts,
+    Resources,
+    Templates,
+}
+
+/// A request of a legacy session, decoded once: what runs, and what is authorized.
+pub(crate) enum LegacyRequest {
+    /// `tools/call`, `prompts/get`, `resources/read`: run through the push loop.
+    Call {
+        call: Call,
+        progress: Option<ProgressToken>,
+    },
+    Complete(Box<CompleteParams>),
+    Ping,
+    SetLevel(LoggingLevel),
+    Subscribe {
+        uri: String,
+        on: bool,
+    },
+    List {
+        kind: ListKind,
+        cursor: Option<String>,
+    },
+}
+
+impl LegacyRequest {
+    /// What the request acts on (the tool, prompt or resource the push loop will run).
+    pub(crate) fn target(&self) -> Target<'_> {
+        match self {
+            Self::Call { call, .. } => call.target(),
+            _ => Target::Untargeted,
+        }
+    }
+}
+
 fn decode<'a, T: Deserialize<'a>>(params: Option<&'a RawValue>) -> Result<T, ErrorObject> {
     let raw = params.map_or("{}", RawValue::get);
     serde_json::from_str(raw).map_err(|e| invalid(format!("Invalid params: {e}")))
@@ -77,6 +138,10 @@ fn decode<'a, T: Deserialize<'a>>(params: Option<&'a RawValue>) -> Result<T, Err
 
 fn empty() -> Box<RawValue> {
     RawValue::from_string("{}".to_owned()).expect("valid JSON")
+}
+
+fn progress(meta: Option<Meta>) -> Option<ProgressToken> {
+    meta.unwrap_or_default().progress_token
 }
 
 impl Server {
@@ -97,57 +162,64 @@ impl Server {
         Ok((session, to_raw_value(&result).expect("results serialize")))
     }
 
-    /// Serves one request of a legacy session. `None` when it was cancelled.
-    pub(crate) async fn serve_legacy(
+    /// Decodes a request of a legacy session. `Err` is the error to answer it with (an
+    /// unknown or unoffered method, unreadable params): such a request never runs.
+    pub(crate) fn decode_legacy(
         &self,
-        session: &LegacySession,
-        id: RequestId,
         method: &str,
         params: Option<&RawValue>,
-        env: RequestEnv,
-    ) -> Option<Response> {
-        let answer = match method {
-            "tools/call" | "prompts/get" | "resources/read" => {
-                return self.legacy_call(session, id, method, params, env).await;
+    ) -> Result<LegacyRequest, ErrorObject> {
+        let lists = &self.inner.lists.legacy;
+        let offered = |pages: &super::super::lists::Pages| pages.is_some();
+        let list = |kind, pages| {
+            if !offered(pages) {
+                return Err(ErrorObject::method_not_found(method));
             }
-            "completion/complete" if self.inner.completions => {
-                return self.legacy_complete(session, id, params, env).await;
-            }
-            _ => self.legacy_utility(session, method, params),
-        };
-        Some(Response::with(id, answer.map_err(render::error)))
-    }
-
-    fn legacy_utility(
-        &self,
-        session: &LegacySession,
-        method: &str,
-        params: Option<&RawValue>,
-    ) -> Result<Box<RawValue>, ErrorObject> {
-        let pages = &self.inner.lists.legacy;
-        let list = |pages: &Option<Vec<Box<RawValue>>>, kind: &str| {
-            let pages = pages
-                .as_ref()
-                .ok_or_else(|| ErrorObject::method_not_found(method))?;
             let c: CursorIn = decode(params)?;
-            Ok(pages[page_index(kind, c.cursor.as_deref(), pages.len())?].clone())
+            Ok(LegacyRequest::List {
+                kind,
+                cursor: c.cursor,
+            })
         };
         match method {
-            "ping" => Ok(empty()),
+            "tools/call" => decode::<CallIn>(params).map(|p| LegacyRequest::Call {
+                call: Call::Tool {
+                    name: p.name,
+                    arguments: match p.arguments {
+                        RawField::Present(a) if a.get().trim() != "null" => Some(a.to_owned()),
+                        _ => None,
+                    },
+                },
+                progress: progress(p.meta),
+            }),
+            "prompts/get" => decode::<PromptIn>(params).map(|p| LegacyRequest::Call {
+                call: Call::Prompt {
+                    name: p.name,
+                    arguments: p.arguments,
+                },
+                progress: progress(p.meta),
+            }),
+            "resources/read" => decode::<ReadIn>(params).map(|p| LegacyRequest::Call {
+                call: Call::Resource { uri: p.uri },
+                progress: progress(p.meta),
+            }),
+            "completion/complete" if self.inner.completions => {
+                decode::<CompleteIn>(params).map(|p| LegacyRequest::Complete(Box::new(p.into())))
+            }
+            "ping" => Ok(LegacyRequest::Ping),
             "logging/setLevel" => {
-                let p: LevelIn = decode(params)?;
-                session.set_log_level(p.level);
-                Ok(empty())
+                decode::<LevelIn>(params).map(|p| LegacyRequest::SetLevel(p.level))
             }
-            "resources/subscribe" | "resources/unsubscribe" if pages.resources.is_some() => {
-                let p: UriIn = decode(params)?;
-                session.subscribe(&p.uri, method == "resources/subscribe");
-                Ok(empty())
+            "resources/subscribe" | "resources/unsubscribe" if offered(&lists.resources) => {
+                decode::<UriIn>(params).map(|p| LegacyRequest::Subscribe {
+                    uri: p.uri,
+                    on: method == "resources/subscribe",
+                })
             }
-            "tools/list" => list(&pages.tools, "tools"),
-            "prompts/list" => list(&pages.prompts, "prompts"),
-            "resources/list" => list(&pages.resources, "resources"),
-            "resources/templates/list" => list(&pages.templates, "templates"),
+            "tools/list" => list(ListKind::Tools, &lists.tools),
+            "prompts/list" => list(ListKind::Prompts, &lists.prompts),
+            "resources/list" => list(ListKind::Resources, &lists.resources),
+            "resources/templates/list" => list(ListKind::Templates, &lists.templates),
             "initialize" => Err(ErrorObject::new(
                 ErrorCode::INVALID_REQUEST,
                 "Invalid request: the session is already initialized",
@@ -156,73 +228,56 @@ impl Server {
         }
     }
 
-    async fn legacy_call(
+    /// Serves one decoded request of a legacy session. `None` when it was cancelled.
+    pub(crate) async fn serve_legacy(
         &self,
         session: &LegacySession,
         id: RequestId,
-        method: &str,
-        params: Option<&RawValue>,
+        request: LegacyRequest,
         env: RequestEnv,
     ) -> Option<Response> {
-        let decoded = match method {
-            "tools/call" => decode::<CallIn>(params).map(|p| {
-                let call = Call::Tool {
-                    name: p.name,
-                    arguments: p.arguments,
-                };
-                (call, p.meta)
-            }),
-            "prompts/get" => decode::<PromptIn>(params).map(|p| {
-                let call = Call::Prompt {
-                    name: p.name,
-                    arguments: p.arguments,
-                };
-                (call, p.meta)
-            }),
-            _ => decode::<ReadIn>(params).map(|p| (Call::Resource { uri: p.uri }, p.meta)),
+        let answer = match request {
+            LegacyRequest::Call { call, progress } => {
+                let meta = Arc::new(session.meta(progress));
+                return self.drive_legacy(session, id, call, meta, env).await;
+            }
+            LegacyRequest::Complete(p) => {
+                let meta = Arc::new(session.meta(None));
+                let r = self.complete(id, meta, *p, env).await?;
+                return Some(render::response(r));
+            }
+            LegacyRequest::Ping => Ok(empty()),
+            LegacyRequest::SetLevel(level) => {
+                session.set_log_level(level);
+                Ok(empty())
+            }
+            LegacyRequest::Subscribe { uri, on } => {
+                session.subscribe(&uri, on);
+                Ok(empty())
+            }
+            LegacyRequest::List { kind, cursor } => self.legacy_page(kind, cursor.as_deref()),
         };
-        let (call, meta) = match decoded {
-            Ok(d) => d,
-            Err(e) => return Some(Response::error(Some(id), e)),
-        };
-        let meta = Arc::new(session.meta(meta.unwrap_or_default().progress_token));
-        self.drive_legacy(session, id, call, meta, env).await
+        Some(Response::with(id, answer.map_err(render::error)))
     }
 
-    async fn legacy_complete(
+    fn legacy_page(
         &self,
-        session: &LegacySession,
-        id: RequestId,
-        params: Option<&RawValue>,
-        env: RequestEnv,
-    ) -> Option<Response> {
-        let p: CompleteParams = match decode::<CompleteIn>(params) {
-            Ok(p) => p.into(),
-            Err(e) => return Some(Response::error(Some(id), e)),
+        kind: ListKind,
+        cursor: Option<&str>,
+    ) -> Result<Box<RawValue>, ErrorObject> {
+        let lists = &self.inner.lists.legacy;
+        let (pages, name) = match kind {
+            ListKind::Tools => (&lists.tools, "tools"),
+            ListKind::Prompts => (&lists.prompts, "prompts"),
+            ListKind::Resources => (&lists.resources, "resources"),
+            ListKind::Templates => (&lists.templates, "templates"),
         };
-        let meta = Arc::new(session.meta(None));
-        let r = self.complete(id, meta, p, env).await?;
-        Some(render::response(r))
-    }
-}
-
-/// `completion/complete` params without the 2026 `_meta`.
-#[derive(Deserialize)]
-struct CompleteIn {
-    #[serde(rename = "ref")]
-    reference: sterna_types::completion::CompletionReference,
-    argument: sterna_types::completion::CompletionArgument,
-    #[serde(default)]
-    context: Option<sterna_types::completion::CompletionContext>,
-}
-
-impl From<CompleteIn> for CompleteParams {
-    fn from(c: CompleteIn) -> Self {
-        CompleteParams {
-            meta: None,
-            reference: c.reference,
-            argument: c.argument,
-            context: c.context,
-        }
+        // Decoding checked the list is offered.
+        let pages = pages.as_deref().unwrap_or_default();
+        let i = page_index(name, cursor, pages.len())?;
+        pages
+            .get(i)
+            .cloned()
+            .ok_or_else(|| ErrorObject::invalid_params("Invalid cursor"))
     }
 }

@@ -6,6 +6,7 @@ use super::super::context::RequestEnv;
 use super::super::core::Server;
 use super::super::request::{CallParams, PromptParams, RawField, ReadParams};
 use super::super::response::Response;
+use super::super::target::Target;
 use super::pushes::PushFailure;
 use super::render;
 use super::session::LegacySession;
@@ -43,14 +44,14 @@ impl Default for LegacyLimits {
     }
 }
 
-/// An MRTR-capable request of a legacy session.
-pub(crate) enum Call<'a> {
+/// An MRTR-capable request of a legacy session, decoded.
+pub(crate) enum Call {
     Tool {
-        name: Cow<'a, str>,
-        arguments: RawField<'a>,
+        name: String,
+        arguments: Option<Box<RawValue>>,
     },
     Prompt {
-        name: Cow<'a, str>,
+        name: String,
         arguments: Option<BTreeMap<String, String>>,
     },
     Resource {
@@ -58,7 +59,7 @@ pub(crate) enum Call<'a> {
     },
 }
 
-impl Call<'_> {
+impl Call {
     fn method(&self) -> &'static str {
         match self {
             Self::Tool { .. } => "tools/call",
@@ -67,10 +68,12 @@ impl Call<'_> {
         }
     }
 
-    fn target(&self) -> &str {
+    /// What the push loop will run.
+    pub(crate) fn target(&self) -> Target<'_> {
         match self {
-            Self::Tool { name, .. } | Self::Prompt { name, .. } => name,
-            Self::Resource { uri } => uri,
+            Self::Tool { name, .. } => Target::Tool(name),
+            Self::Prompt { name, .. } => Target::Prompt(name),
+            Self::Resource { uri } => Target::Resource(uri),
         }
     }
 }
@@ -131,7 +134,7 @@ impl Server {
         &self,
         session: &LegacySession,
         id: RequestId,
-        call: Call<'_>,
+        call: Call,
         meta: Arc<RequestMeta>,
         env: RequestEnv,
     ) -> Option<Response> {
@@ -175,14 +178,14 @@ impl Server {
     /// of its own (the flow id links the rounds).
     async fn legacy_round(
         &self,
-        call: &Call<'_>,
+        call: &Call,
         id: RequestId,
         meta: Arc<RequestMeta>,
         answers: Option<Box<RawValue>>,
         request_state: Option<String>,
         mut env: RequestEnv,
     ) -> Option<Response> {
-        let span = crate::trace::request_span(call.method(), Some(call.target()), &meta);
+        let span = crate::trace::request_span(call.method(), call.target().name(), &meta);
         if span.is_disabled() {
             return self
                 .method_round(call, id, meta, answers, request_state, env)
@@ -195,7 +198,7 @@ impl Server {
 
     async fn method_round(
         &self,
-        call: &Call<'_>,
+        call: &Call,
         id: RequestId,
         meta: Arc<RequestMeta>,
         answers: Option<Box<RawValue>>,
@@ -209,8 +212,8 @@ impl Server {
         match call {
             Call::Tool { name, arguments } => {
                 let arguments = match arguments {
-                    RawField::Present(a) => RawField::Present(a),
-                    RawField::Absent => RawField::Absent,
+                    Some(a) => RawField::Present(a),
+                    None => RawField::Absent,
                 };
                 let p = CallParams {
                     meta: None,

@@ -1,0 +1,35 @@
+//! Who sent a request and what they may run: the principal the authentication layer
+//! attached, and its per-target scope check. Both eras authorize here, on the request
+//! they decoded to run.
+
+use super::auth::ScopeCheck;
+use super::body::McpBody;
+use crate::server::Principal;
+use crate::server::target::Target;
+use http::{Extensions, Response};
+
+/// The caller of one HTTP request.
+#[derive(Clone, Default)]
+pub(crate) struct Caller {
+    pub(crate) principal: Principal,
+    scopes: Option<ScopeCheck>,
+}
+
+impl Caller {
+    /// The caller the layers in front of the endpoint left in `extensions`
+    /// (anonymous, with no per-target rule, when there are none).
+    pub(crate) fn take(extensions: &mut Extensions) -> Self {
+        Self {
+            principal: extensions.remove::<Principal>().unwrap_or_default(),
+            scopes: extensions.remove::<ScopeCheck>(),
+        }
+    }
+
+    /// Whether the caller may run `target`; `Err` is the HTTP answer refusing it.
+    pub(crate) fn authorize(&self, target: Target<'_>) -> Result<(), Box<Response<McpBody>>> {
+        match &self.scopes {
+            Some(check) => check.authorize(&self.principal, target),
+            None => Ok(()),
+        }
+    }
+}
