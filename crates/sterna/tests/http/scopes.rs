@@ -256,6 +256,36 @@ fn shapes() -> Vec<String> {
     out
 }
 
+/// Hand-written hostile bodies: duplicate keys, escapes, odd nesting and types.
+fn hostile() -> Vec<String> {
+    let m = meta(json!({})).to_string();
+    let call = |params: &str| {
+        format!(r#"{{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{params}}}"#)
+    };
+    vec![
+        call(r#"{"name":"open","name":"drop_table"}"#),
+        call(r#"{"name":"drop_table","name":"open"}"#),
+        call(r#"{"name":"\u0064rop_table"}"#),
+        call(r#"{"name":"drop_table","arguments":[]}"#),
+        call(r#"{"name":["drop_table"]}"#),
+        call(&format!(r#"{{"name":"drop_table","_meta":{m},"_meta":{{}}}}"#)),
+        call(&format!(r#"{{"name":"drop_table","_meta":{{}},"_meta":{m}}}"#)),
+        call(&format!(r#"{{"_meta":{m},"name":"drop_table","requestState":1}}"#)),
+        call(&format!(r#"{{"_meta":{m},"name":"drop_table","arguments":null}}"#)),
+        r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","method":"tools/list","params":{"name":"drop_table"}}"#.to_owned(),
+        r#"{"jsonrpc":"2.0","id":1,"method":"tools/list","method":"tools/call","params":{"name":"drop_table"}}"#.to_owned(),
+        r#"{"jsonrpc":"2.0","id":1,"method":"tools\/call","params":{"name":"drop_table"}}"#.to_owned(),
+        r#"{"jsonrpc":"2.0","id":1,"method":"resources/read","params":{"uri":"docs://secret","uri":"docs://open"}}"#.to_owned(),
+        r#"{"jsonrpc":"2.0","id":1,"method":"resources/read","params":{"uri":"docs:\/\/secret"}}"#.to_owned(),
+        r#"{"jsonrpc":"2.0","id":1,"method":"prompts/get","params":{"name":"secret","arguments":null}}"#.to_owned(),
+        r#"{"jsonrpc":"2.0","id":1,"method":"prompts/get","params":{"name":"s\u0065cret"}}"#.to_owned(),
+        format!("\u{feff}{}", call(r#"{"name":"drop_table"}"#)),
+        format!("[{}]", call(r#"{"name":"drop_table"}"#)),
+        r#"{"jsonrpc":"2.0","id":null,"method":"tools/call","params":{"name":"drop_table"}}"#.to_owned(),
+        r#"{"jsonrpc":"2.0","method":"tools/call","params":{"name":"drop_table"}}"#.to_owned(),
+    ]
+}
+
 /// Sends `body` in every way a client could: with 2026 headers, as a 2025 client with
 /// and without a session, with a lying `Mcp-Method`/`Mcp-Name`.
 async fn every_way(
@@ -287,7 +317,7 @@ async fn a_base_token_runs_no_protected_target_in_any_shape() {
     let (s, runs) = protected_server().await;
     let session = open_session(s.addr, "read").await;
     let mut refused = 0;
-    for b in shapes() {
+    for b in shapes().into_iter().chain(hostile()) {
         for r in every_way(s.addr, "read", &session, &b).await {
             assert_eq!(
                 runs.protected(),
