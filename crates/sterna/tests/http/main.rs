@@ -18,6 +18,8 @@ mod legacy;
 #[cfg(feature = "oauth")]
 mod oauth;
 #[cfg(feature = "oauth")]
+mod oauth_loopback;
+#[cfg(feature = "oauth")]
 mod oauth_mock;
 mod oidc;
 mod protected;
