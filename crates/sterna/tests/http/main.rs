@@ -15,6 +15,7 @@ mod jwks;
 mod jwt;
 mod layers;
 mod legacy;
+mod legacy_principals;
 #[cfg(feature = "oauth")]
 mod oauth;
 #[cfg(feature = "oauth")]
