@@ -7,8 +7,7 @@ use crate::oauth_mock;
 use futures_util::future::BoxFuture;
 use sterna::client::Client;
 use sterna::client::oauth::{
-    AuthorizationRequest, AuthorizationResponse, AuthorizationUi, LoopbackRedirect, OAuth,
-    UiError,
+    AuthorizationRequest, AuthorizationResponse, AuthorizationUi, LoopbackRedirect, OAuth, UiError,
 };
 use sterna::client::transport::HttpTransport;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};

@@ -95,7 +95,10 @@ mod tests {
             }
         );
         assert_eq!(launch(Platform::MacOs, HOSTILE).unwrap().program, "open");
-        assert_eq!(launch(Platform::Other, HOSTILE).unwrap().program, "xdg-open");
+        assert_eq!(
+            launch(Platform::Other, HOSTILE).unwrap().program,
+            "xdg-open"
+        );
     }
 
     #[test]

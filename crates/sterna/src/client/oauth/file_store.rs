@@ -197,7 +197,12 @@ mod tests {
         std::fs::write(&victim, b"precious").unwrap();
         std::fs::set_permissions(&victim, std::fs::Permissions::from_mode(0o644)).unwrap();
         let path = d.join("tokens.json");
-        let planted = ["tokens.json.tmp", ".tokens.json.tmp", "tokens.json~", "tokens.tmp"];
+        let planted = [
+            "tokens.json.tmp",
+            ".tokens.json.tmp",
+            "tokens.json~",
+            "tokens.tmp",
+        ];
         for name in planted {
             std::os::unix::fs::symlink(&victim, d.join(name)).unwrap();
         }
@@ -208,7 +213,12 @@ mod tests {
         assert_eq!(std::fs::read_to_string(&victim).unwrap(), "precious");
         let mode = std::fs::metadata(&victim).unwrap().permissions().mode();
         assert_eq!(mode & 0o777, 0o644);
-        assert!(!std::fs::symlink_metadata(&path).unwrap().file_type().is_symlink());
+        assert!(
+            !std::fs::symlink_metadata(&path)
+                .unwrap()
+                .file_type()
+                .is_symlink()
+        );
         assert_eq!(store.load().await.unwrap(), c);
         // No temporary file is left behind; the planted links are untouched.
         let mut names: Vec<String> = std::fs::read_dir(&d)

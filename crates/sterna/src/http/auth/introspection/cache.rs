@@ -146,7 +146,11 @@ mod tests {
         assert_eq!(pool.get(&key(2), now), None, "the expired one went first");
         pool.insert(key(5), "newer", now + 60 * s);
         assert_eq!(pool.len(), 3);
-        assert_eq!(pool.get(&key(3), now), None, "then the one closest to expiry");
+        assert_eq!(
+            pool.get(&key(3), now),
+            None,
+            "then the one closest to expiry"
+        );
         for (k, v) in [(1, "long"), (4, "new"), (5, "newer")] {
             assert_eq!(pool.get(&key(k), now), Some(v));
         }
