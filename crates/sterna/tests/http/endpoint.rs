@@ -77,6 +77,21 @@ async fn foreign_origins_and_hosts_are_forbidden() {
     s.shutdown().await;
 }
 
+/// `Origin: null` (a sandboxed iframe, a `file:` page, a redirect across origins) is not
+/// a local origin: the default policy refuses it like any other.
+#[tokio::test]
+async fn a_null_origin_is_forbidden_on_localhost() {
+    let (srv, _) = server();
+    let s = start(srv, HttpConfig::default(), None).await;
+    let body = json!({"jsonrpc": "2.0", "id": 1, "method": "server/discover", "params": {"_meta": meta(json!({}))}});
+    let r = post_with(s.addr, &body, |h| set(h, "origin", "null")).await;
+    assert_eq!(r.status, StatusCode::FORBIDDEN);
+    assert_eq!(r.code(), -32600);
+    let r = post_with(s.addr, &body, |h| set(h, "origin", "http://127.0.0.1:8080")).await;
+    assert_eq!(r.status, StatusCode::OK);
+    s.shutdown().await;
+}
+
 #[tokio::test]
 async fn notifications_get_202_and_responses_400() {
     let (srv, _) = server();

@@ -111,3 +111,46 @@ async fn introspection_refused_by_the_server_is_503() {
     );
     s.shutdown().await;
 }
+
+/// A flood of random tokens (each one introspected, each refused) does not push out the
+/// answers cached for real tokens: a legitimate token is still answered from the cache.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn random_tokens_do_not_flush_cached_grants() {
+    const FLOOD: usize = 20_000;
+    const WORKERS: usize = 8;
+    let idp = Idp::start().await;
+    let resource = "http://127.0.0.1:1/mcp".to_owned();
+    let introspection = Introspection::builder(&resource, idp.issuer())
+        .endpoint(format!("{}/introspect", idp.issuer()))
+        .client_credentials(RS_CLIENT.0, RS_CLIENT.1)
+        .build()
+        .unwrap();
+    idp.introspect_as(
+        "opaque-alice",
+        json!({"active": true, "iss": idp.issuer(), "aud": resource, "sub": "alice",
+            "scope": "mcp:read", "exp": now() + 600}),
+    );
+    assert!(introspection.validate("opaque-alice").await.is_ok());
+    assert_eq!(idp.introspections(), 1);
+    let mut workers = tokio::task::JoinSet::new();
+    for w in 0..WORKERS {
+        let introspection = introspection.clone();
+        workers.spawn(async move {
+            for i in (w..FLOOD).step_by(WORKERS) {
+                let token = format!("random-{i}-{w}");
+                assert!(introspection.validate(&token).await.is_err(), "{token}");
+            }
+        });
+    }
+    while let Some(done) = workers.join_next().await {
+        done.unwrap();
+    }
+    assert_eq!(idp.introspections(), 1 + FLOOD);
+    let grant = introspection.validate("opaque-alice").await.unwrap();
+    assert_eq!(grant.subject(), "alice");
+    assert_eq!(
+        idp.introspections(),
+        1 + FLOOD,
+        "alice's answer came from the cache"
+    );
+}

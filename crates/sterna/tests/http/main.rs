@@ -15,8 +15,11 @@ mod jwks;
 mod jwt;
 mod layers;
 mod legacy;
+mod legacy_principals;
 #[cfg(feature = "oauth")]
 mod oauth;
+#[cfg(feature = "oauth")]
+mod oauth_loopback;
 #[cfg(feature = "oauth")]
 mod oauth_mock;
 mod oidc;

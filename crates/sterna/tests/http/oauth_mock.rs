@@ -26,6 +26,8 @@ pub struct Seen {
     /// The `grant_type` of each token request.
     pub grants: Vec<String>,
     pub registrations: u32,
+    /// The authorization codes redeemed at the token endpoint.
+    pub redeemed: Vec<String>,
     /// Every secret handed out or received (to look for in logs).
     pub secrets: Vec<String>,
     /// Access tokens and their scopes.
@@ -200,6 +202,8 @@ fn token(m: &Mock, headers: &http::HeaderMap, body: &[u8]) -> Response<Full<Byte
         let challenge = base64::engine::general_purpose::URL_SAFE_NO_PAD
             .encode(<sha2::Sha256 as sha2::Digest>::digest(verifier.as_bytes()));
         seen.verifier_ok = Some(challenge) == seen.challenge;
+        seen.redeemed
+            .push(f.get("code").cloned().unwrap_or_default());
         seen.secrets.push(verifier);
     }
     let n = seen.grants.len();

@@ -163,6 +163,7 @@ impl Engine {
         let request = AuthorizationRequest {
             url: urls::with_query(authorize_at, &query),
             redirect_uri: redirect_uri.clone(),
+            state: state.clone(),
         };
         tracing::info!(issuer = %meta.issuer, scope = ?scope, "authorization request");
         let response = ui.authorize(&request).await?;

@@ -1,5 +1,6 @@
 //! The loopback redirect for CLIs and desktop apps (RFC 8252 §7.3): listen on
-//! `127.0.0.1`, show (and optionally open) the authorization URL, receive the redirect.
+//! `127.0.0.1`, show (and optionally open) the authorization URL, receive the redirect
+//! that echoes the request's `state` (others are answered 400 and ignored).
 
 use super::error::UiError;
 use super::ui::{AuthorizationRequest, AuthorizationResponse, AuthorizationUi};
@@ -11,6 +12,20 @@ use tokio::io::{AsyncReadExt, AsyncWriteExt};
 
 const PAGE: &str = "<!doctype html><meta charset=utf-8><title>Authorized</title>\
 <p>Authorization received. You can close this window and return to the application.";
+
+const STRAY: &str = "<!doctype html><meta charset=utf-8><title>Not accepted</title>\
+<p>This redirect does not belong to the authorization in progress; it was ignored.";
+
+/// What one request to the listener was.
+enum Hit {
+    /// Another path (a favicon …): 404.
+    Elsewhere,
+    /// The callback path with another `state`, or none (someone else's redirect, or a
+    /// forged one): 400, and the wait goes on.
+    Stray,
+    /// The redirect that echoes our `state`.
+    Ours(AuthorizationResponse),
+}
 
 /// Listens on `127.0.0.1` for the redirect; prints the authorization URL on stderr (and
 /// opens it in the browser if asked).
@@ -45,7 +60,8 @@ impl LoopbackRedirect {
         })
     }
 
-    /// Also opens the URL in the default browser (`xdg-open`, `open` or `start`).
+    /// Also opens the URL in the default browser (`xdg-open`, `open`, or `rundll32
+    /// url.dll,FileProtocolHandler` on Windows; started directly, never through a shell).
     pub fn open_browser(mut self, yes: bool) -> Self {
         self.open_browser = yes;
         self
@@ -66,9 +82,9 @@ impl LoopbackRedirect {
             request.url
         );
         if self.open_browser {
-            open_in_browser(&request.url);
+            super::browser::open(&request.url);
         }
-        tokio::time::timeout(self.timeout, self.receive(&listener))
+        tokio::time::timeout(self.timeout, self.receive(&listener, &request.state))
             .await
             .map_err(|_| UiError::Timeout)?
     }
@@ -76,27 +92,42 @@ impl LoopbackRedirect {
     async fn receive(
         &self,
         listener: &tokio::net::TcpListener,
+        state: &str,
     ) -> Result<AuthorizationResponse, UiError> {
         loop {
             let (mut stream, _) = listener.accept().await.map_err(UiError::Io)?;
             let Some(target) = read_target(&mut stream).await else {
                 continue;
             };
-            let ours = target.split('?').next() == Some(self.path.as_str());
-            let (status, body) = if ours {
-                ("200 OK", PAGE)
-            } else {
-                ("404 Not Found", "")
+            let hit = self.classify(&target, state);
+            let (status, body) = match &hit {
+                Hit::Elsewhere => ("404 Not Found", ""),
+                Hit::Stray => ("400 Bad Request", STRAY),
+                Hit::Ours(_) => ("200 OK", PAGE),
             };
             let reply = format!(
                 "HTTP/1.1 {status}\r\ncontent-type: text/html; charset=utf-8\r\ncontent-length: {}\r\nconnection: close\r\n\r\n{body}",
                 body.len()
             );
             let _ = stream.write_all(reply.as_bytes()).await;
-            if ours {
-                let url = format!("http://{}{target}", self.addr);
-                return Ok(AuthorizationResponse::from_redirect(&url));
+            match hit {
+                Hit::Ours(response) => return Ok(response),
+                Hit::Stray => tracing::warn!("ignored a redirect with a wrong or missing state"),
+                Hit::Elsewhere => {}
             }
+        }
+    }
+
+    fn classify(&self, target: &str, state: &str) -> Hit {
+        if target.split('?').next() != Some(self.path.as_str()) {
+            return Hit::Elsewhere;
+        }
+        let url = format!("http://{}{target}", self.addr);
+        let response = AuthorizationResponse::from_redirect(&url);
+        if !state.is_empty() && response.state.as_deref() == Some(state) {
+            Hit::Ours(response)
+        } else {
+            Hit::Stray
         }
     }
 }
@@ -119,25 +150,6 @@ async fn read_target(stream: &mut tokio::net::TcpStream) -> Option<String> {
     let mut line = head.lines().next()?.split(' ');
     (line.next()? == "GET").then_some(())?;
     line.next().map(str::to_owned)
-}
-
-fn open_in_browser(url: &str) {
-    let mut cmd = if cfg!(target_os = "macos") {
-        std::process::Command::new("open")
-    } else if cfg!(windows) {
-        let mut c = std::process::Command::new("cmd");
-        c.args(["/C", "start", ""]);
-        c
-    } else {
-        std::process::Command::new("xdg-open")
-    };
-    cmd.arg(url)
-        .stdin(std::process::Stdio::null())
-        .stdout(std::process::Stdio::null())
-        .stderr(std::process::Stdio::null());
-    if let Err(e) = cmd.spawn() {
-        tracing::debug!(error = %e, "could not open a browser");
-    }
 }
 
 impl AuthorizationUi for LoopbackRedirect {
@@ -188,13 +200,45 @@ mod tests {
             .await
         });
         let request = AuthorizationRequest {
-            url: "https://as.example/authorize?x=1".into(),
+            url: "https://as.example/authorize?x=1&state=s1".into(),
             redirect_uri: uri,
+            state: "s1".into(),
         };
         let r = ui.authorize(&request).await.unwrap();
         assert_eq!(r.code.unwrap().expose(), "c1");
         assert_eq!(r.state.as_deref(), Some("s1"));
         assert_eq!(r.iss.as_deref(), Some("https://as.example"));
+        assert!(browser.await.unwrap().starts_with("HTTP/1.1 200"));
+    }
+
+    /// A callback with another `state` (or none) is answered 400 and ignored: the login
+    /// goes on and ends with the callback that echoes our `state`.
+    #[tokio::test]
+    async fn ignores_callbacks_with_a_wrong_or_missing_state() {
+        let ui = LoopbackRedirect::bind()
+            .unwrap()
+            .timeout(Duration::from_secs(10));
+        let addr = ui.addr;
+        let browser = tokio::spawn(async move {
+            for forged in [
+                "/callback?code=evil&state=s2",
+                "/callback?code=evil",
+                "/callback?error=access_denied&state=s11",
+                "/callback?code=evil&state=",
+            ] {
+                let answer = get(addr, forged).await;
+                assert!(answer.starts_with("HTTP/1.1 400"), "{forged}: {answer}");
+            }
+            get(addr, "/callback?code=good&state=s1").await
+        });
+        let request = AuthorizationRequest {
+            url: "https://as.example/authorize?state=s1".into(),
+            redirect_uri: ui.redirect_uri(),
+            state: "s1".into(),
+        };
+        let r = ui.authorize(&request).await.unwrap();
+        assert_eq!(r.code.unwrap().expose(), "good");
+        assert_eq!(r.state.as_deref(), Some("s1"));
         assert!(browser.await.unwrap().starts_with("HTTP/1.1 200"));
     }
 
@@ -204,8 +248,9 @@ mod tests {
             .unwrap()
             .timeout(Duration::from_millis(50));
         let request = AuthorizationRequest {
-            url: "https://as.example/authorize".into(),
+            url: "https://as.example/authorize?state=s1".into(),
             redirect_uri: ui.redirect_uri(),
+            state: "s1".into(),
         };
         assert!(matches!(
             ui.authorize(&request).await,

@@ -36,6 +36,7 @@
 //! exchange, then JWT bearer). Any of them can bind tokens with DPoP
 //! ([`OAuthBuilder::dpop`]).
 
+mod browser;
 mod builder;
 mod challenge;
 mod discovery;

@@ -14,6 +14,10 @@ pub struct AuthorizationRequest {
     pub url: String,
     /// Where the authorization server will redirect.
     pub redirect_uri: String,
+    /// The `state` the redirect must echo (also in `url`). A UI that receives
+    /// redirects itself ([`LoopbackRedirect`](super::LoopbackRedirect)) ignores those
+    /// carrying another `state`.
+    pub state: String,
 }
 
 /// What came back on the redirect URI.

@@ -1,6 +1,8 @@
 //! Token introspection (RFC 7662): the authorization server says whether a token is
 //! active, and what it grants. For opaque tokens, or to notice revocation at once.
 
+mod cache;
+
 use super::bearer::bearer_token;
 use super::claims::{check_times, grant};
 use super::discovery::discover;
@@ -12,16 +14,20 @@ use crate::server::{AccessGrant, Principal};
 use base64::Engine;
 use base64::engine::general_purpose::STANDARD;
 use bytes::Bytes;
+use cache::{AnswerCache, Key};
 use futures_util::future::BoxFuture;
 use http::header::{ACCEPT, AUTHORIZATION, CONTENT_TYPE};
 use http::{HeaderMap, Request, StatusCode};
 use serde_json::{Map, Value};
 use sha2::{Digest, Sha256};
-use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-const MAX_CACHED: usize = 10_000;
+/// How many grants the cache keeps (only the authorization server can make more).
+const MAX_GRANTS: usize = 10_000;
+/// How many refusals the cache keeps (anyone can make more, with made-up tokens; they
+/// only push out other refusals).
+const MAX_REFUSALS: usize = 10_000;
 const DISCOVERY_RETRY: Duration = Duration::from_secs(30);
 
 /// Validates tokens by asking the authorization server (RFC 7662).
@@ -30,7 +36,9 @@ const DISCOVERY_RETRY: Duration = Duration::from_secs(30);
 /// issuer, its `aud` contains this resource, its `exp`/`nbf`/`iat` hold and it names a
 /// `sub`. Answers are cached (by a SHA-256 of the token, never the token) for
 /// [`cache_ttl`](IntrospectionBuilder::cache_ttl), at most until the token expires:
-/// revocation shows within that time.
+/// revocation shows within that time. The cache holds at most 10,000 grants and 10,000
+/// refusals, apart: made-up tokens (refused) never push out the grants of real users;
+/// a full pool drops the entry that expires first.
 ///
 /// ```no_run
 /// # fn run() -> Result<(), sterna::http::auth::ConfigError> {
@@ -54,7 +62,7 @@ struct Inner {
     cache_ttl: Duration,
     leeway: u64,
     endpoint: tokio::sync::Mutex<Endpoint>,
-    cache: Mutex<HashMap<[u8; 32], Cached>>,
+    cache: Mutex<AnswerCache>,
 }
 
 impl std::fmt::Debug for Inner {
@@ -71,11 +79,6 @@ impl std::fmt::Debug for Inner {
 struct Endpoint {
     url: Option<String>,
     last_discovery: Option<Instant>,
-}
-
-struct Cached {
-    answer: Result<AccessGrant, TokenRejection>,
-    until: Instant,
 }
 
 /// Configures an [`Introspection`] validator.
@@ -160,7 +163,7 @@ impl IntrospectionBuilder {
                     url: self.endpoint,
                     last_discovery: None,
                 }),
-                cache: Mutex::new(HashMap::new()),
+                cache: Mutex::new(AnswerCache::new(MAX_GRANTS, MAX_REFUSALS)),
             }),
         })
     }
@@ -183,7 +186,7 @@ impl Introspection {
 
     /// Validates `token`: from the cache, or by asking the authorization server.
     pub async fn validate(&self, token: &str) -> Result<AccessGrant, AuthError> {
-        let key: [u8; 32] = Sha256::digest(token.as_bytes()).into();
+        let key: Key = Sha256::digest(token.as_bytes()).into();
         if let Some(answer) = self.cached(&key) {
             return answer.map_err(AuthError::InvalidToken);
         }
@@ -193,15 +196,12 @@ impl Introspection {
         answer.map_err(AuthError::InvalidToken)
     }
 
-    fn cached(&self, key: &[u8; 32]) -> Option<Result<AccessGrant, TokenRejection>> {
-        let cache = self.inner.cache.lock().unwrap_or_else(|p| p.into_inner());
-        cache
-            .get(key)
-            .filter(|c| Instant::now() < c.until)
-            .map(|c| c.answer.clone())
+    fn cached(&self, key: &Key) -> Option<Result<AccessGrant, TokenRejection>> {
+        let mut cache = self.inner.cache.lock().unwrap_or_else(|p| p.into_inner());
+        cache.get(key, Instant::now())
     }
 
-    fn remember(&self, key: [u8; 32], answer: &Result<AccessGrant, TokenRejection>) {
+    fn remember(&self, key: Key, answer: &Result<AccessGrant, TokenRejection>) {
         let now = Instant::now();
         let mut until = now + self.inner.cache_ttl;
         if let Some(exp) = answer.as_ref().ok().and_then(AccessGrant::expires_at) {
@@ -211,14 +211,7 @@ impl Introspection {
             until = until.min(now + left);
         }
         let mut cache = self.inner.cache.lock().unwrap_or_else(|p| p.into_inner());
-        if cache.len() >= MAX_CACHED {
-            cache.retain(|_, c| now < c.until);
-            if cache.len() >= MAX_CACHED {
-                cache.clear();
-            }
-        }
-        let answer = answer.clone();
-        cache.insert(key, Cached { answer, until });
+        cache.insert(key, answer.clone(), until);
     }
 
     /// Whether the answer makes a grant for this resource.

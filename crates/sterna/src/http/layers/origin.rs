@@ -1,5 +1,5 @@
 //! DNS-rebinding protection: the `Origin` (and, for local servers, the `Host`) must be
-//! allowed, or the request gets 403.
+//! allowed, or the request gets 403. A local server refuses `Origin: null` too.
 
 use super::{Checked, refuse};
 use crate::http::config::OriginPolicy;
@@ -77,8 +77,9 @@ fn allowed(policy: &OriginPolicy, headers: &HeaderMap) -> bool {
                 .get(HOST)
                 .and_then(|h| h.to_str().ok())
                 .is_none_or(is_local_host);
-            let origin_ok =
-                origin.is_none_or(|o| o == "null" || origin_host(o).is_some_and(is_local_host));
+            // `Origin: null` (sandboxed frames, `file:` pages, cross-origin redirects)
+            // names no host, so it is not local: refused.
+            let origin_ok = origin.is_none_or(|o| origin_host(o).is_some_and(is_local_host));
             host_ok && origin_ok
         }
     }
