@@ -1,53 +1,150 @@
 //! The three MRTR-capable methods: `tools/call`, `prompts/get`, `resources/read`. Each
-//! finds its target, says what its state is bound to, and runs one [`Round`].
+//! finds its target, says what its state is bound to, and runs one [`Round`]. Both eras
+//! come here with a decoded [`Call`]; each renders the [`Outcome`].
 
 use super::context::RequestEnv;
 use super::core::Server;
+use super::outcome::{Failure, Outcome};
 use super::request::{CallParams, PromptParams, RawField, ReadParams, invalid};
-use super::response::Response;
 use super::round::{BindArgs, FlowParams, Round, Subject};
+use super::target::Target;
+use serde_json::value::RawValue;
+use std::borrow::Cow;
 use std::collections::BTreeMap;
 use std::sync::Arc;
-use sterna_types::error::{ErrorCode, ErrorObject};
 use sterna_types::jsonrpc::RequestId;
 use sterna_types::meta::RequestMeta;
 
+/// An MRTR-capable request, decoded: what runs.
+pub(crate) enum Call<'a> {
+    /// `tools/call` of `name` (arguments absent or `null` read as none).
+    Tool {
+        name: Cow<'a, str>,
+        arguments: Option<&'a RawValue>,
+    },
+    /// `prompts/get` of `name`.
+    Prompt {
+        name: Cow<'a, str>,
+        arguments: BTreeMap<String, String>,
+    },
+    /// `resources/read` of `uri`.
+    Resource { uri: Cow<'a, str> },
+}
+
+impl Call<'_> {
+    /// The method's name.
+    pub(crate) fn method(&self) -> &'static str {
+        match self {
+            Self::Tool { .. } => "tools/call",
+            Self::Prompt { .. } => "prompts/get",
+            Self::Resource { .. } => "resources/read",
+        }
+    }
+
+    /// What runs: the tool, prompt or resource.
+    pub(crate) fn target(&self) -> Target<'_> {
+        match self {
+            Self::Tool { name, .. } => Target::Tool(name),
+            Self::Prompt { name, .. } => Target::Prompt(name),
+            Self::Resource { uri } => Target::Resource(uri),
+        }
+    }
+}
+
+/// Tool arguments as a handler gets them: `null` reads as absent.
+pub(crate) fn arguments<'a>(raw: &RawField<'a>) -> Option<&'a RawValue> {
+    match *raw {
+        RawField::Present(a) if a.get().trim() != "null" => Some(a),
+        _ => None,
+    }
+}
+
+/// The call and its flow, as a 2026-07-28 `tools/call` carries them.
+pub(crate) fn tool_call(p: CallParams<'_>) -> (Call<'_>, FlowParams<'_>) {
+    let arguments = arguments(&p.arguments);
+    let flow = FlowParams::sealed(p.input_responses, p.request_state);
+    (
+        Call::Tool {
+            name: p.name,
+            arguments,
+        },
+        flow,
+    )
+}
+
+/// The call and its flow, as a 2026-07-28 `prompts/get` carries them.
+pub(crate) fn prompt_call(p: PromptParams<'_>) -> (Call<'_>, FlowParams<'_>) {
+    let flow = FlowParams::sealed(p.input_responses, p.request_state);
+    let arguments = p.arguments.unwrap_or_default();
+    (
+        Call::Prompt {
+            name: p.name,
+            arguments,
+        },
+        flow,
+    )
+}
+
+/// The call and its flow, as a 2026-07-28 `resources/read` carries them.
+pub(crate) fn read_call(p: ReadParams<'_>) -> (Call<'_>, FlowParams<'_>) {
+    let flow = FlowParams::sealed(p.input_responses, p.request_state);
+    (
+        Call::Resource {
+            uri: Cow::Owned(p.uri),
+        },
+        flow,
+    )
+}
+
 impl Server {
-    pub(crate) async fn call_tool(
+    /// Runs one round of an MRTR-capable call. `None` when it was cancelled.
+    pub(crate) async fn run_call(
         &self,
         id: RequestId,
         meta: Arc<RequestMeta>,
-        p: CallParams<'_>,
+        call: Call<'_>,
+        flow: FlowParams<'_>,
         env: RequestEnv,
-    ) -> Option<Response> {
-        let Some(tool) = self.inner.tools.get(p.name.as_ref()) else {
-            let e = invalid(format!("Unknown tool: {}", p.name));
-            return Some(Response::error(Some(id), e));
-        };
-        let args = match p.arguments {
-            RawField::Present(a) if a.get().trim() != "null" => Some(a),
-            _ => None,
+    ) -> Option<Outcome> {
+        match call {
+            Call::Tool { name, arguments } => {
+                self.call_tool(id, meta, &name, arguments, flow, env).await
+            }
+            Call::Prompt { name, arguments } => {
+                self.get_prompt(id, meta, &name, arguments, flow, env).await
+            }
+            Call::Resource { uri } => self.read_resource(id, meta, &uri, flow, env).await,
+        }
+    }
+
+    async fn call_tool(
+        &self,
+        id: RequestId,
+        meta: Arc<RequestMeta>,
+        name: &str,
+        args: Option<&RawValue>,
+        flow: FlowParams<'_>,
+        env: RequestEnv,
+    ) -> Option<Outcome> {
+        let Some(tool) = self.inner.tools.get(name) else {
+            let e = invalid(format!("Unknown tool: {name}"));
+            return Some(Outcome::Failed(e.into()));
         };
         let mode = match super::tasks::mode(tool, &meta) {
             Ok(m) => m,
-            Err(e) => return Some(Response::error(Some(id), e)),
+            Err(e) => return Some(Outcome::Failed(e.into())),
         };
         if let super::tasks::Mode::Task = mode {
             if let Err(e) = tool.handler.check(args) {
                 let e = invalid(format!("Invalid arguments: {e}"));
-                return Some(Response::error(Some(id), e));
+                return Some(Outcome::Failed(e.into()));
             }
-            let flow = crate::state::FlowState::default();
-            let body = self.create_task(&env, &meta, &tool.name, args, flow).await;
-            return Some(Response::with(id, body));
+            let state = crate::state::FlowState::default();
+            return Some(self.create_task(&env, &meta, &tool.name, args, state).await);
         }
         let mut subject = Subject::new("tools/call", tool.name.clone(), BindArgs::Tool(args));
         subject.single_use = tool.single_use;
         subject.unsolicited = tool.unsolicited;
-        let flow = FlowParams {
-            input_responses: p.input_responses,
-            request_state: p.request_state,
-        };
         let handler = tool.handler.clone();
         let mut round = Round::new(self, id, meta, env, subject, flow);
         if let super::tasks::Mode::QuestionsThenTask = mode {
@@ -62,23 +159,20 @@ impl Server {
             .await
     }
 
-    pub(crate) async fn get_prompt(
+    async fn get_prompt(
         &self,
         id: RequestId,
         meta: Arc<RequestMeta>,
-        p: PromptParams<'_>,
+        name: &str,
+        args: BTreeMap<String, String>,
+        flow: FlowParams<'_>,
         env: RequestEnv,
-    ) -> Option<Response> {
-        let Some(prompt) = self.inner.prompts.get(p.name.as_ref()) else {
-            let e = invalid(format!("Unknown prompt: {}", p.name));
-            return Some(Response::error(Some(id), e));
+    ) -> Option<Outcome> {
+        let Some(prompt) = self.inner.prompts.get(name) else {
+            let e = invalid(format!("Unknown prompt: {name}"));
+            return Some(Outcome::Failed(e.into()));
         };
-        let args = p.arguments.unwrap_or_default();
         let subject = Subject::new("prompts/get", prompt.name.clone(), BindArgs::Prompt(&args));
-        let flow = FlowParams {
-            input_responses: p.input_responses,
-            request_state: p.request_state,
-        };
         let handler = prompt.handler.clone();
         let owned = args.clone();
         Round::new(self, id, meta, env, subject, flow)
@@ -90,29 +184,22 @@ impl Server {
             .await
     }
 
-    pub(crate) async fn read_resource(
+    async fn read_resource(
         &self,
         id: RequestId,
         meta: Arc<RequestMeta>,
-        p: ReadParams<'_>,
+        uri: &str,
+        flow: FlowParams<'_>,
         env: RequestEnv,
-    ) -> Option<Response> {
-        let Some((entry, vars)) = self.find_resource(&p.uri) else {
-            return Some(Response::error(Some(id), not_found(&p.uri)));
+    ) -> Option<Outcome> {
+        let Some((entry, vars)) = self.find_resource(uri) else {
+            return Some(Outcome::Failed(Failure::ResourceNotFound(uri.to_owned())));
         };
-        let mut subject = Subject::new(
-            "resources/read",
-            Arc::from(p.uri.as_str()),
-            BindArgs::Resource,
-        );
+        let mut subject = Subject::new("resources/read", Arc::from(uri), BindArgs::Resource);
         subject.cache = entry.cache;
-        let flow = FlowParams {
-            input_responses: p.input_responses,
-            request_state: p.request_state,
-        };
         let handler = entry.handler.clone();
         let mime = entry.mime.clone();
-        let uri = p.uri;
+        let uri = uri.to_owned();
         Round::new(self, id, meta, env, subject, flow)
             .run(move |ctx| {
                 handler
@@ -135,13 +222,4 @@ impl Server {
             .iter()
             .find_map(|t| t.parsed.matches(uri).map(|v| (&t.entry, v)))
     }
-}
-
-/// `-32602` "Resource not found" with `data.uri` (2026-07-28, SEP-2164).
-fn not_found(uri: &str) -> ErrorObject {
-    ErrorObject::new(
-        ErrorCode::INVALID_PARAMS,
-        format!("Resource not found: {uri}"),
-    )
-    .with_data(serde_json::json!({ "uri": uri }))
 }

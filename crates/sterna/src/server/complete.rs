@@ -15,8 +15,9 @@ impl Server {
         meta: std::sync::Arc<sterna_types::meta::RequestMeta>,
         p: super::request::CompleteParams,
         env: super::context::RequestEnv,
-    ) -> Option<super::response::Response> {
+    ) -> Option<super::outcome::Outcome> {
         use super::guard::{guarded, started};
+        use super::outcome::{Completed, Outcome, Payload};
         use sterna_types::error::ErrorObject;
         let (completer, target) = self.completer(&p);
         let ctx = Context::from_inner(super::context::Inner::request(
@@ -45,8 +46,10 @@ impl Server {
                 }
             }
         };
-        let body = completion.map(|completion| self.complete_result(completion));
-        Some(super::response::Response::with(id, body))
+        Some(match completion {
+            Ok(c) => Outcome::Complete(Completed::new(Payload::Completion(c))),
+            Err(e) => Outcome::Failed(e.into()),
+        })
     }
 
     fn completer(
@@ -71,20 +74,5 @@ impl Server {
                 uri.clone(),
             ),
         }
-    }
-
-    fn complete_result(&self, completion: Completion) -> Box<serde_json::value::RawValue> {
-        use sterna_types::completion::CompleteResult;
-        use sterna_types::meta::ResultMeta;
-        use sterna_types::result::ResultType;
-        serde_json::value::to_raw_value(&CompleteResult {
-            result_type: ResultType::Complete,
-            completion,
-            meta: Some(ResultMeta {
-                server_info: Some(self.inner.info.clone()),
-                ..ResultMeta::default()
-            }),
-        })
-        .expect("results serialize")
     }
 }

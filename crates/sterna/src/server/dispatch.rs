@@ -4,6 +4,7 @@ use super::context::RequestEnv;
 use super::core::Server;
 use super::inbound::{Body, Inbound, classify};
 use super::lists::{Pages, page_index};
+use super::outcome::Outcome;
 use super::prepare::{Prepared, check_version, removed};
 use super::request::{ListParams, Params, REMOVED};
 use super::response::Response;
@@ -14,6 +15,7 @@ use std::sync::Arc;
 use std::time::Instant;
 use sterna_types::error::ErrorObject;
 use sterna_types::jsonrpc::RequestId;
+use sterna_types::meta::RequestMeta;
 
 /// The future of a routed request: answered at once, or a method running (boxed: its
 /// state is large, and only the methods that do work pay for it).
@@ -89,19 +91,25 @@ impl<'a> Prepared<'a> {
                 server.list("templates", &lists.templates, p, method)
             }
             ("tools/call", Params::Call(p)) => {
-                return Ok(Box::pin(server.call_tool(id, meta, p, env)));
+                let (call, flow) = super::call::tool_call(p);
+                return Ok(Box::pin(server.answer_call(id, meta, call, flow, env)));
             }
             ("tasks/get" | "tasks/update" | "tasks/cancel", Params::Task(p)) => {
                 return Ok(Box::pin(server.task_method(id, method, p, env)));
             }
             ("prompts/get", Params::Prompt(p)) => {
-                return Ok(Box::pin(server.get_prompt(id, meta, p, env)));
+                let (call, flow) = super::call::prompt_call(p);
+                return Ok(Box::pin(server.answer_call(id, meta, call, flow, env)));
             }
             ("resources/read", Params::Read(p)) => {
-                return Ok(Box::pin(server.read_resource(id, meta, p, env)));
+                let (call, flow) = super::call::read_call(p);
+                return Ok(Box::pin(server.answer_call(id, meta, call, flow, env)));
             }
             ("completion/complete", Params::Complete(p)) => {
-                return Ok(Box::pin(server.complete(id, meta, p, env)));
+                return Ok(Box::pin(async move {
+                    let outcome = server.complete(id.clone(), meta, p, env).await?;
+                    Some(server.respond(id, outcome))
+                }));
             }
             // The one-pass reader leaves this method's params raw.
             ("subscriptions/listen", _) => {
@@ -116,6 +124,27 @@ impl<'a> Prepared<'a> {
 }
 
 impl Server {
+    /// Runs an MRTR-capable call and answers it as 2026-07-28 does.
+    async fn answer_call(
+        &self,
+        id: RequestId,
+        meta: Arc<RequestMeta>,
+        call: super::call::Call<'_>,
+        flow: super::round::FlowParams<'_>,
+        env: RequestEnv,
+    ) -> Option<Response> {
+        let outcome = self.run_call(id.clone(), meta, call, flow, env).await?;
+        Some(self.respond(id, outcome))
+    }
+
+    /// The 2026-07-28 answer to an outcome.
+    pub(crate) fn respond(&self, id: RequestId, outcome: Outcome) -> Response {
+        let asked = outcome.is_input_required();
+        let mut r = Response::with(id, outcome.render(&self.inner.info));
+        r.input_required = asked;
+        r
+    }
+
     /// Handles one message given as bytes (a line of stdio, a POST body). Returns the
     /// response to send, if any: notifications and cancelled requests get none.
     pub async fn handle_message(&self, bytes: &[u8], env: RequestEnv) -> Option<Response> {

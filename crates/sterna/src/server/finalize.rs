@@ -1,31 +1,22 @@
-//! Completing an MRTR-capable request: each result type stamps `resultType`, `serverInfo`
-//! and caching hints, and turns a handler failure into a result or an error.
+//! Completing an MRTR-capable request: each result type becomes its [`Payload`], and a
+//! handler failure becomes a result (a tool error) or an error.
 
+use super::outcome::Payload;
 use crate::error::{HandlerError, Repr};
-use serde::Serialize;
-use std::sync::Arc;
-use std::time::Duration;
 use sterna_types::error::ErrorObject;
-use sterna_types::meta::{Implementation, ResultMeta};
 use sterna_types::prompts::GetPromptResult;
 use sterna_types::resources::ReadResourceResult;
-use sterna_types::result::{CacheScope, ResultType};
 use sterna_types::tools::CallToolResult;
 
 /// Results that can complete an MRTR-capable request.
-pub(crate) trait Finalize: Serialize + Send + Sized + 'static {
-    fn finalize(&mut self, info: &Arc<Implementation>, cache: Option<(Duration, CacheScope)>);
+pub(crate) trait Finalize: Send + Sized + 'static {
+    fn into_payload(self) -> Payload;
     fn from_failure(e: HandlerError) -> Result<Self, ErrorObject>;
 }
 
-fn stamp(meta: &mut Option<ResultMeta>, info: &Arc<Implementation>) {
-    meta.get_or_insert_with(ResultMeta::default).server_info = Some(info.clone());
-}
-
 impl Finalize for CallToolResult {
-    fn finalize(&mut self, info: &Arc<Implementation>, _: Option<(Duration, CacheScope)>) {
-        self.result_type = ResultType::Complete;
-        stamp(&mut self.meta, info);
+    fn into_payload(self) -> Payload {
+        Payload::Tool(self)
     }
 
     fn from_failure(e: HandlerError) -> Result<Self, ErrorObject> {
@@ -39,9 +30,8 @@ impl Finalize for CallToolResult {
 }
 
 impl Finalize for GetPromptResult {
-    fn finalize(&mut self, info: &Arc<Implementation>, _: Option<(Duration, CacheScope)>) {
-        self.result_type = ResultType::Complete;
-        stamp(&mut self.meta, info);
+    fn into_payload(self) -> Payload {
+        Payload::Prompt(self)
     }
 
     fn from_failure(e: HandlerError) -> Result<Self, ErrorObject> {
@@ -50,13 +40,8 @@ impl Finalize for GetPromptResult {
 }
 
 impl Finalize for ReadResourceResult {
-    fn finalize(&mut self, info: &Arc<Implementation>, cache: Option<(Duration, CacheScope)>) {
-        self.result_type = ResultType::Complete;
-        stamp(&mut self.meta, info);
-        if let Some((ttl, scope)) = cache {
-            self.ttl_ms.get_or_insert(ttl.as_millis() as u64);
-            self.cache_scope.get_or_insert(scope);
-        }
+    fn into_payload(self) -> Payload {
+        Payload::Resource(self)
     }
 
     fn from_failure(e: HandlerError) -> Result<Self, ErrorObject> {

@@ -27,40 +27,7 @@ pub(crate) struct Lists {
     pub(crate) templates: Pages,
     pub(crate) discover: Box<RawValue>,
     /// The same, for 2025 sessions.
-    pub(crate) legacy: LegacyLists,
-}
-
-/// What a legacy session is answered from: the lists without 2026 decorations, and the
-/// capabilities and instructions `initialize` returns.
-pub(crate) struct LegacyLists {
-    pub(crate) tools: Pages,
-    pub(crate) prompts: Pages,
-    pub(crate) resources: Pages,
-    pub(crate) templates: Pages,
-    pub(crate) capabilities: ServerCapabilities,
-    pub(crate) instructions: Option<String>,
-}
-
-impl LegacyLists {
-    fn of(modern: &Lists, capabilities: &ServerCapabilities, instructions: Option<&str>) -> Self {
-        let strip = |pages: &Pages| {
-            pages
-                .as_ref()
-                .map(|p| p.iter().map(|raw| super::legacy::strip(raw)).collect())
-        };
-        Self {
-            tools: strip(&modern.tools),
-            prompts: strip(&modern.prompts),
-            resources: strip(&modern.resources),
-            templates: strip(&modern.templates),
-            capabilities: ServerCapabilities {
-                logging: Some(Default::default()),
-                extensions: None,
-                ..capabilities.clone()
-            },
-            instructions: instructions.map(str::to_owned),
-        }
-    }
+    pub(crate) legacy: super::legacy::LegacyLists,
 }
 
 fn meta(info: &Arc<Implementation>) -> Option<ResultMeta> {
@@ -74,7 +41,7 @@ fn render<T: Serialize>(v: &T) -> Box<RawValue> {
     to_raw_value(v).expect("results serialize")
 }
 
-fn paginate<I: Clone, R: Serialize>(
+pub(crate) fn paginate<I: Clone, R: Serialize>(
     kind: &str,
     items: &[I],
     page_size: usize,
@@ -189,7 +156,7 @@ impl Lists {
             meta: meta(info),
         });
         let has_resources = capabilities.resources.is_some();
-        let mut lists = Self {
+        Self {
             tools: capabilities
                 .tools
                 .is_some()
@@ -203,25 +170,13 @@ impl Lists {
             templates: has_resources
                 .then(|| template_pages(info, hint, page_size, &catalog.templates)),
             discover,
-            legacy: LegacyLists::empty(),
-        };
-        // The tasks extension is a 2026-07-28 one: 2025-11-25 sessions never see it.
-        let mut legacy = capabilities;
-        legacy.extensions = None;
-        lists.legacy = LegacyLists::of(&lists, &legacy, instructions);
-        lists
-    }
-}
-
-impl LegacyLists {
-    fn empty() -> Self {
-        Self {
-            tools: None,
-            prompts: None,
-            resources: None,
-            templates: None,
-            capabilities: ServerCapabilities::default(),
-            instructions: None,
+            // The tasks extension is a 2026-07-28 one: 2025-11-25 sessions never see it.
+            legacy: super::legacy::LegacyLists::build(
+                &catalog,
+                &capabilities,
+                instructions,
+                page_size,
+            ),
         }
     }
 }

@@ -24,6 +24,7 @@ pub(crate) mod inbound;
 pub(crate) mod legacy;
 mod listen;
 mod lists;
+pub(crate) mod outcome;
 pub(crate) mod prepare;
 mod principal;
 mod prompt;

@@ -88,3 +88,13 @@ impl Response {
         self.body.as_ref().err().map(|e| e.code)
     }
 }
+
+impl crate::trace::Ending for Response {
+    fn ending(&self) -> (&'static str, Option<i32>) {
+        match &self.body {
+            Ok(_) if self.input_required => ("input_required", None),
+            Ok(_) => ("complete", None),
+            Err(e) => ("error", Some(e.code.0)),
+        }
+    }
+}

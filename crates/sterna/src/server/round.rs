@@ -1,28 +1,29 @@
 //! One round of an MRTR-capable request (`tools/call`, `prompts/get`, `resources/read`):
 //! open the incoming state → resolve answers → run the handler → complete, or seal the
-//! next state and answer `input_required`.
+//! next state (or hand it back, for an era that holds its own) and ask. The round ends in
+//! a typed [`Outcome`]; the era renders it.
 
 use super::context::{Context, Inner as CtxInner, RequestEnv};
 use super::core::Server;
 use super::finalize::Finalize;
 use super::guard::{guarded, started};
 use super::handler::Produced;
+use super::outcome::{Asked, Completed, Continuation, Outcome};
 use super::request::RawField;
-use super::response::Response;
 use crate::mrtr::Resolver;
 use crate::state::digest::{args_digest, question_digest, string_map_digest};
 use crate::state::{Binding, FlowState, Refused, SealError};
 use futures_util::future::BoxFuture;
-use serde_json::value::{RawValue, to_raw_value};
+use serde_json::value::RawValue;
 use serde_json::{Map, Value};
 use std::collections::BTreeMap;
 use std::sync::Arc;
 use std::time::Duration;
 use sterna_types::error::ErrorObject;
 use sterna_types::jsonrpc::RequestId;
-use sterna_types::meta::{RequestMeta, ResultMeta};
+use sterna_types::meta::RequestMeta;
 use sterna_types::mrtr::{InputRequest, InputRequiredResult, kind_of};
-use sterna_types::result::{CacheScope, ResultType};
+use sterna_types::result::CacheScope;
 
 /// The arguments a state is bound to, besides method and target.
 pub(crate) enum BindArgs<'a> {
@@ -54,16 +55,35 @@ impl<'a> Subject<'a> {
     }
 }
 
-/// The MRTR members of a request: this round's answers and the state echoed back.
+/// The MRTR members of a request: this round's answers and the state of the last round.
 pub(crate) struct FlowParams<'a> {
     pub(crate) input_responses: RawField<'a>,
-    pub(crate) request_state: Option<String>,
+    pub(crate) state: Option<StateIn>,
+    /// Hand the next state back ([`Continuation::Held`]) instead of sealing it.
+    pub(crate) hold: bool,
 }
 
-impl FlowParams<'_> {
+/// The state of the last round, as it comes back.
+pub(crate) enum StateIn {
+    /// The `requestState` a client echoed (verified before use).
+    Sealed(String),
+    /// The state an era kept itself since the last round (its own memory: trusted).
+    Held(Box<FlowState>),
+}
+
+impl<'a> FlowParams<'a> {
+    /// The members of a 2026-07-28 request: its answers and its echoed `requestState`.
+    pub(crate) fn sealed(input_responses: RawField<'a>, request_state: Option<String>) -> Self {
+        Self {
+            input_responses,
+            state: request_state.map(StateIn::Sealed),
+            hold: false,
+        }
+    }
+
     /// A retry: the request carried answers or a state (its result is never cached).
     fn is_retry(&self) -> bool {
-        self.request_state.is_some() || matches!(self.input_responses, RawField::Present(_))
+        self.state.is_some() || matches!(self.input_responses, RawField::Present(_))
     }
 }
 
@@ -78,8 +98,8 @@ pub(crate) struct Round<'s, 'a> {
     phase: super::context::Phase,
     /// The flow's id: from the incoming state, or new when the first state is sealed.
     flow_id: Option<[u8; 16]>,
-    /// This round answered `input_required`.
-    asked: bool,
+    /// Whether the flow came back with answers or a state (set when opened).
+    retry: bool,
 }
 
 /// A new flow's id: 128 random bits.
@@ -149,7 +169,7 @@ impl<'s, 'a> Round<'s, 'a> {
             digest: None,
             phase: super::context::Phase::Request,
             flow_id: None,
-            asked: false,
+            retry: false,
         }
     }
 
@@ -162,26 +182,28 @@ impl<'s, 'a> Round<'s, 'a> {
 
     /// Runs the round. `None` when it was cancelled (nothing may be sent then).
     /// `start` decodes the arguments and starts the handler with its context.
-    pub(crate) async fn run<T, S>(mut self, start: S) -> Option<Response>
+    pub(crate) async fn run<T, S>(mut self, start: S) -> Option<Outcome>
     where
         T: Finalize,
         S: FnOnce(Context) -> Result<BoxFuture<'static, Produced<T>>, ErrorObject>,
     {
-        let id = self.id.clone();
-        let body = match self.open().await {
-            Ok((fresh, prev)) => self.execute(fresh, prev, start).await?,
-            Err(e) => Err(e),
-        };
-        let mut response = Response::with(id, body);
-        response.input_required = self.asked;
-        Some(response)
+        match self.open().await {
+            Ok((fresh, prev)) => self.execute(fresh, prev, start).await,
+            Err(e) => Some(Outcome::Failed(e.into())),
+        }
     }
 
     /// Open: this round's answers, and the verified state of the previous round.
     async fn open(&mut self) -> Result<(Map<String, Value>, Option<FlowState>), ErrorObject> {
+        self.retry = self.flow.is_retry();
         let fresh = input_responses(&self.flow.input_responses)?;
-        let Some(token) = self.flow.request_state.take() else {
-            return Ok((fresh, None));
+        let token = match self.flow.state.take() {
+            None => return Ok((fresh, None)),
+            Some(StateIn::Held(flow)) => {
+                self.flow_id = Some(flow.flow_id);
+                return Ok((fresh, Some(*flow)));
+            }
+            Some(StateIn::Sealed(token)) => token,
         };
         let digest = self.digest()?;
         let cfg = &self.server.inner.state;
@@ -216,7 +238,7 @@ impl<'s, 'a> Round<'s, 'a> {
         fresh: Map<String, Value>,
         prev: Option<FlowState>,
         start: S,
-    ) -> Option<Result<Box<RawValue>, ErrorObject>>
+    ) -> Option<Outcome>
     where
         T: Finalize,
         S: FnOnce(Context) -> Result<BoxFuture<'static, Produced<T>>, ErrorObject>,
@@ -243,11 +265,15 @@ impl<'s, 'a> Round<'s, 'a> {
         let ctx = Context::from_inner(inner);
         let fut = match started(|| start(ctx.clone())) {
             Ok(f) => f,
-            Err(e) => return Some(Err(e)),
+            Err(e) => return Some(Outcome::Failed(e.into())),
         };
         let produced = match guarded(fut, &self.env.cancel).await? {
             Ok(p) => p,
-            Err(()) => return Some(Err(ErrorObject::internal("Internal error"))),
+            Err(()) => {
+                return Some(Outcome::Failed(
+                    ErrorObject::internal("Internal error").into(),
+                ));
+            }
         };
         if ctx.task_ready() {
             return Some(self.start_task(&ctx).await);
@@ -257,13 +283,14 @@ impl<'s, 'a> Round<'s, 'a> {
 
     /// Every declared question is answered: the task is created with those answers
     /// (never a `requestState` again).
-    async fn start_task(&self, ctx: &Context) -> Result<Box<RawValue>, ErrorObject> {
+    async fn start_task(&self, ctx: &Context) -> Outcome {
+        let internal = || Outcome::Failed(ErrorObject::internal("Internal error").into());
         let Some(resolver) = ctx.take_resolver() else {
-            return Err(ErrorObject::internal("Internal error"));
+            return internal();
         };
         let finished = resolver.finish();
         if let Some(e) = finished.fatal {
-            return Err(e);
+            return Outcome::Failed(e.into());
         }
         let flow_id = self.flow_id.unwrap_or_else(new_flow_id);
         let flow = FlowState {
@@ -276,37 +303,36 @@ impl<'s, 'a> Round<'s, 'a> {
                 .or_else(|| ctx.prev_state().map(<[u8]>::to_vec)),
         };
         let BindArgs::Tool(args) = self.subject.args else {
-            return Err(ErrorObject::internal("Internal error"));
+            return internal();
         };
-        let server = self.server;
-        server
+        self.server
             .create_task(&self.env, &self.meta, &self.subject.target, args, flow)
             .await
     }
 
-    /// Respond: complete, or the open questions and the next sealed state.
-    async fn respond<T: Finalize>(
-        &mut self,
-        ctx: &Context,
-        produced: Produced<T>,
-    ) -> Result<Box<RawValue>, ErrorObject> {
-        let info = &self.server.inner.info;
-        let cache = if self.flow.is_retry() {
+    /// Respond: complete, or the open questions and the next state.
+    async fn respond<T: Finalize>(&mut self, ctx: &Context, produced: Produced<T>) -> Outcome {
+        let cache = if self.retry {
             // Results of requests that carried answers or state must not be cached.
             Some((Duration::ZERO, CacheScope::Private))
         } else {
             Some(self.subject.cache.unwrap_or(self.server.inner.cache))
         };
-        let complete = |mut t: T| {
-            t.finalize(info, cache);
-            to_raw_value(&t).expect("results serialize")
+        let complete = |t: T| {
+            Outcome::Complete(Completed {
+                payload: t.into_payload(),
+                cache,
+            })
         };
-        match produced {
-            Produced::Complete(t) => Ok(complete(t)),
+        let asked = match produced {
+            Produced::Complete(t) => return complete(t),
             Produced::Failed(e) if e.is_needs_input() => self.input_required(ctx, None).await,
-            Produced::Failed(e) => T::from_failure(e).map(complete),
+            Produced::Failed(e) => {
+                return T::from_failure(e).map_or_else(|e| Outcome::Failed(e.into()), complete);
+            }
             Produced::InputRequired(raw) => self.input_required(ctx, Some(raw)).await,
-        }
+        };
+        asked.map_or_else(|e| Outcome::Failed(e.into()), Outcome::InputRequired)
     }
 
     fn digest(&mut self) -> Result<[u8; 32], ErrorObject> {
@@ -336,13 +362,13 @@ impl<'s, 'a> Round<'s, 'a> {
         }
     }
 
-    /// Builds the `input_required` answer: every open question, and a sealed state with
-    /// the answers so far.
+    /// The `input_required` answer: every open question, and the state with the answers
+    /// so far (sealed, or handed back to an era that holds it).
     async fn input_required(
         &mut self,
         ctx: &Context,
         raw: Option<InputRequiredResult>,
-    ) -> Result<Box<RawValue>, ErrorObject> {
+    ) -> Result<Asked, ErrorObject> {
         let low_level = raw.is_some();
         let flow_id = *self.flow_id.get_or_insert_with(new_flow_id);
         let (requests, next) = questions(ctx, raw, flow_id)?;
@@ -351,6 +377,10 @@ impl<'s, 'a> Round<'s, 'a> {
             return Err(ErrorObject::internal("Internal error"));
         }
         self.env.span.flow(&flow_id);
+        if self.flow.hold {
+            let next = Continuation::Held(Box::new(next));
+            return Ok(Asked { requests, next });
+        }
         let digest = self.digest()?;
         let sealed = self
             .server
@@ -359,17 +389,8 @@ impl<'s, 'a> Round<'s, 'a> {
             .seal_flow(&self.binding(&digest), next)
             .await;
         let token = sealed.map_err(|e| self.seal_failed(e))?;
-        self.asked = true;
-        let result = InputRequiredResult {
-            result_type: ResultType::InputRequired,
-            input_requests: (!requests.is_empty()).then_some(requests),
-            request_state: Some(token),
-            meta: Some(ResultMeta {
-                server_info: Some(self.server.inner.info.clone()),
-                ..ResultMeta::default()
-            }),
-        };
-        Ok(to_raw_value(&result).expect("results serialize"))
+        let next = Continuation::Sealed(token);
+        Ok(Asked { requests, next })
     }
 
     fn seal_failed(&self, e: SealError) -> ErrorObject {

@@ -18,7 +18,6 @@ pub use traceparent::TraceParent;
 #[cfg(feature = "otel")]
 pub use {opentelemetry, opentelemetry_sdk, tracing_opentelemetry};
 
-use crate::server::Response;
 use serde_json::Value;
 use std::future::Future;
 use std::time::Instant;
@@ -95,31 +94,31 @@ pub(crate) fn request_span(method: &str, target: Option<&str>, meta: &RequestMet
     span
 }
 
+/// How a request ended, as its span records it: `complete`, `input_required` or `error`
+/// (with the code).
+pub(crate) trait Ending {
+    fn ending(&self) -> (&'static str, Option<i32>);
+}
+
 /// Records how the request ended and how long it took.
-pub(crate) fn record_outcome(span: &Span, response: Option<&Response>, started: Instant) {
-    let outcome = match response {
-        None => "cancelled",
-        Some(r) => match &r.body {
-            Ok(_) if r.input_required => "input_required",
-            Ok(_) => "complete",
-            Err(e) => {
-                span.record("mcp.error_code", e.code.0);
-                "error"
-            }
-        },
-    };
+pub(crate) fn record_outcome<T: Ending>(span: &Span, ended: Option<&T>, started: Instant) {
+    let (outcome, code) = ended.map_or(("cancelled", None), Ending::ending);
+    if let Some(code) = code {
+        span.record("mcp.error_code", code);
+    }
     span.record("mcp.outcome", outcome);
     let us = u64::try_from(started.elapsed().as_micros()).unwrap_or(u64::MAX);
     span.record("mcp.latency_us", us);
 }
 
 /// Runs `fut` inside `span` and records its outcome.
-pub(crate) async fn traced<F>(span: Span, fut: F) -> Option<Response>
+pub(crate) async fn traced<F, T>(span: Span, fut: F) -> Option<T>
 where
-    F: Future<Output = Option<Response>>,
+    F: Future<Output = Option<T>>,
+    T: Ending,
 {
     let started = Instant::now();
-    let response = fut.instrument(span.clone()).await;
-    record_outcome(&span, response.as_ref(), started);
-    response
+    let ended = fut.instrument(span.clone()).await;
+    record_outcome(&span, ended.as_ref(), started);
+    ended
 }

@@ -13,7 +13,7 @@ use super::super::response::Response;
 use super::super::target::Target;
 use super::render;
 use super::session::LegacySession;
-use super::shim::Call;
+use super::shim::LegacyCall;
 use serde::Deserialize;
 use serde_json::value::{RawValue, to_raw_value};
 use std::collections::BTreeMap;
@@ -105,7 +105,7 @@ pub(crate) enum ListKind {
 pub(crate) enum LegacyRequest {
     /// `tools/call`, `prompts/get`, `resources/read`: run through the push loop.
     Call {
-        call: Call,
+        call: LegacyCall,
         progress: Option<ProgressToken>,
     },
     Complete(Box<CompleteParams>),
@@ -183,7 +183,7 @@ impl Server {
         };
         match method {
             "tools/call" => decode::<CallIn>(params).map(|p| LegacyRequest::Call {
-                call: Call::Tool {
+                call: LegacyCall::Tool {
                     name: p.name,
                     arguments: match p.arguments {
                         RawField::Present(a) if a.get().trim() != "null" => Some(a.to_owned()),
@@ -193,14 +193,14 @@ impl Server {
                 progress: progress(p.meta),
             }),
             "prompts/get" => decode::<PromptIn>(params).map(|p| LegacyRequest::Call {
-                call: Call::Prompt {
+                call: LegacyCall::Prompt {
                     name: p.name,
                     arguments: p.arguments,
                 },
                 progress: progress(p.meta),
             }),
             "resources/read" => decode::<ReadIn>(params).map(|p| LegacyRequest::Call {
-                call: Call::Resource { uri: p.uri },
+                call: LegacyCall::Resource { uri: p.uri },
                 progress: progress(p.meta),
             }),
             "completion/complete" if self.inner.completions => {
@@ -239,12 +239,12 @@ impl Server {
         let answer = match request {
             LegacyRequest::Call { call, progress } => {
                 let meta = Arc::new(session.meta(progress));
-                return self.drive_legacy(session, id, call, meta, env).await;
+                return self.drive_legacy(session, id, &call, meta, env).await;
             }
             LegacyRequest::Complete(p) => {
                 let meta = Arc::new(session.meta(None));
-                let r = self.complete(id, meta, *p, env).await?;
-                return Some(render::response(r));
+                let outcome = self.complete(id.clone(), meta, *p, env).await?;
+                return Some(render::outcome(id, outcome));
             }
             LegacyRequest::Ping => Ok(empty()),
             LegacyRequest::SetLevel(level) => {
@@ -257,7 +257,7 @@ impl Server {
             }
             LegacyRequest::List { kind, cursor } => self.legacy_page(kind, cursor.as_deref()),
         };
-        Some(Response::with(id, answer.map_err(render::error)))
+        Some(Response::with(id, answer))
     }
 
     fn legacy_page(

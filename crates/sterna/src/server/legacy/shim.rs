@@ -1,26 +1,33 @@
 //! The same handlers, served to a 2025 client: when a round ends with questions, they go
 //! out as real requests on the originating request's stream, and the handler is entered
-//! again with the answers and the (verified) state, until it completes.
+//! again with the answers and the state of the last round — kept here, in the session's
+//! memory, never sealed — until it completes.
 
+use super::super::call::Call;
 use super::super::context::RequestEnv;
 use super::super::core::Server;
-use super::super::request::{CallParams, PromptParams, RawField, ReadParams};
+use super::super::outcome::{Continuation, Outcome};
+use super::super::request::RawField;
 use super::super::response::Response;
+use super::super::round::{FlowParams, StateIn};
 use super::super::target::Target;
 use super::pushes::PushFailure;
 use super::render;
 use super::session::LegacySession;
+use crate::state::FlowState;
 use futures_util::future::try_join_all;
+use serde::Serialize;
 use serde_json::value::{RawValue, to_raw_value};
 use serde_json::{Map, Value};
 use std::borrow::Cow;
 use std::collections::BTreeMap;
 use std::sync::Arc;
 use std::time::Duration;
+use sterna_types::elicitation::ElicitRequestParams;
 use sterna_types::error::{ErrorCode, ErrorObject};
 use sterna_types::jsonrpc::RequestId;
 use sterna_types::meta::RequestMeta;
-use sterna_types::mrtr::{InputRequest, InputRequiredResult};
+use sterna_types::mrtr::InputRequest;
 
 /// Bounds of the push loop.
 #[derive(Debug, Clone, Copy)]
@@ -44,8 +51,10 @@ impl Default for LegacyLimits {
     }
 }
 
-/// An MRTR-capable request of a legacy session, decoded.
-pub(crate) enum Call {
+/// An MRTR-capable request of a legacy session, decoded and owned (it outlives the
+/// bytes: a session's request runs on a task of its own).
+#[derive(Debug, Clone)]
+pub(crate) enum LegacyCall {
     Tool {
         name: String,
         arguments: Option<Box<RawValue>>,
@@ -59,12 +68,21 @@ pub(crate) enum Call {
     },
 }
 
-impl Call {
-    fn method(&self) -> &'static str {
+impl LegacyCall {
+    /// The call as the core runs it.
+    fn as_call(&self) -> Call<'_> {
         match self {
-            Self::Tool { .. } => "tools/call",
-            Self::Prompt { .. } => "prompts/get",
-            Self::Resource { .. } => "resources/read",
+            Self::Tool { name, arguments } => Call::Tool {
+                name: Cow::Borrowed(name),
+                arguments: arguments.as_deref(),
+            },
+            Self::Prompt { name, arguments } => Call::Prompt {
+                name: Cow::Borrowed(name),
+                arguments: arguments.clone().unwrap_or_default(),
+            },
+            Self::Resource { uri } => Call::Resource {
+                uri: Cow::Borrowed(uri),
+            },
         }
     }
 
@@ -98,35 +116,6 @@ impl UrlIds {
     }
 }
 
-/// What one round ended with.
-enum Leg {
-    /// The answer (a result or an error).
-    Done(Response),
-    /// Questions to push (maybe none: a state-only round) and the state to echo.
-    Ask {
-        requests: BTreeMap<String, InputRequest>,
-        state: Option<String>,
-    },
-}
-
-impl Leg {
-    fn of(r: Response) -> Self {
-        let Ok(raw) = &r.body else {
-            return Leg::Done(r);
-        };
-        if !raw.get().contains(r#""resultType":"input_required""#) {
-            return Leg::Done(r);
-        }
-        match serde_json::from_str::<InputRequiredResult>(raw.get()) {
-            Ok(ir) => Leg::Ask {
-                requests: ir.input_requests.unwrap_or_default(),
-                state: ir.request_state,
-            },
-            Err(_) => Leg::Done(r),
-        }
-    }
-}
-
 impl Server {
     /// Runs a `tools/call`, `prompts/get` or `resources/read` of a legacy session to the
     /// end, pushing each round's questions. `None` when it was cancelled.
@@ -134,129 +123,85 @@ impl Server {
         &self,
         session: &LegacySession,
         id: RequestId,
-        call: Call,
+        call: &LegacyCall,
         meta: Arc<RequestMeta>,
         env: RequestEnv,
     ) -> Option<Response> {
         let limits = self.inner.legacy;
-        let tool = matches!(call, Call::Tool { .. });
+        let tool = matches!(call, LegacyCall::Tool { .. });
         let mut answers: Option<Box<RawValue>> = None;
-        let mut state: Option<String> = None;
+        let mut state: Option<FlowState> = None;
         let urls = Arc::new(UrlIds::default());
         let env = env.legacy_urls(urls.clone());
         for _ in 0..limits.max_rounds {
-            let r = self
-                .legacy_round(
-                    &call,
-                    id.clone(),
-                    meta.clone(),
-                    answers.take(),
-                    state.take(),
-                    env.clone(),
-                )
-                .await?;
-            let (requests, next) = match Leg::of(r) {
-                Leg::Done(r) => return Some(finish(tool, r)),
-                Leg::Ask { requests, state } => (requests, state),
+            let flow = FlowParams {
+                input_responses: answers
+                    .as_deref()
+                    .map_or(RawField::Absent, RawField::Present),
+                state: state.take().map(|s| StateIn::Held(Box::new(s))),
+                hold: true,
             };
-            state = next;
-            if requests.is_empty() {
+            let outcome = self
+                .legacy_round(call, id.clone(), meta.clone(), flow, env.clone())
+                .await?;
+            let asked = match outcome {
+                Outcome::InputRequired(asked) => asked,
+                done => return Some(finish(tool, id, done)),
+            };
+            let Continuation::Held(next) = asked.next else {
+                tracing::error!("a legacy round sealed its state");
+                return Some(Response::error(
+                    Some(id),
+                    ErrorObject::internal("Internal error"),
+                ));
+            };
+            state = Some(*next);
+            if asked.requests.is_empty() {
                 tokio::time::sleep(limits.state_only_pause).await;
                 continue;
             }
-            match push_all(session, &env, &urls, requests, limits.leg_timeout).await {
+            match push_all(session, &env, &urls, asked.requests, limits.leg_timeout).await {
                 Ok(a) => answers = Some(a),
                 Err(PushFailure::Cancelled) => return None,
-                Err(f) => return Some(render::failure(tool, id, pushed_failure(&f))),
+                Err(f) => return Some(render::cannot_go_on(tool, id, pushed_failure(&f))),
             }
         }
         let msg = format!("gave up after {} rounds of questions", limits.max_rounds);
-        Some(render::failure(tool, id, msg))
+        Some(render::cannot_go_on(tool, id, msg))
     }
 
     /// One round through the same method code as 2026-07-28 requests, in a request span
     /// of its own (the flow id links the rounds).
     async fn legacy_round(
         &self,
-        call: &Call,
+        call: &LegacyCall,
         id: RequestId,
         meta: Arc<RequestMeta>,
-        answers: Option<Box<RawValue>>,
-        request_state: Option<String>,
+        flow: FlowParams<'_>,
         mut env: RequestEnv,
-    ) -> Option<Response> {
+    ) -> Option<Outcome> {
+        let call = call.as_call();
         let span = crate::trace::request_span(call.method(), call.target().name(), &meta);
         if span.is_disabled() {
-            return self
-                .method_round(call, id, meta, answers, request_state, env)
-                .await;
+            return Box::pin(self.run_call(id, meta, call, flow, env)).await;
         }
         env.span = crate::trace::RequestSpan(span.clone());
-        let round = self.method_round(call, id, meta, answers, request_state, env);
+        let round = Box::pin(self.run_call(id, meta, call, flow, env));
         crate::trace::traced(span, round).await
-    }
-
-    async fn method_round(
-        &self,
-        call: &Call,
-        id: RequestId,
-        meta: Arc<RequestMeta>,
-        answers: Option<Box<RawValue>>,
-        request_state: Option<String>,
-        env: RequestEnv,
-    ) -> Option<Response> {
-        let input_responses = match &answers {
-            Some(a) => RawField::Present(a),
-            None => RawField::Absent,
-        };
-        match call {
-            Call::Tool { name, arguments } => {
-                let arguments = match arguments {
-                    Some(a) => RawField::Present(a),
-                    None => RawField::Absent,
-                };
-                let p = CallParams {
-                    meta: None,
-                    name: Cow::Borrowed(name),
-                    arguments,
-                    input_responses,
-                    request_state,
-                };
-                Box::pin(self.call_tool(id, meta, p, env)).await
-            }
-            Call::Prompt { name, arguments } => {
-                let p = PromptParams {
-                    meta: None,
-                    name: Cow::Borrowed(name),
-                    arguments: arguments.clone(),
-                    input_responses,
-                    request_state,
-                };
-                Box::pin(self.get_prompt(id, meta, p, env)).await
-            }
-            Call::Resource { uri } => {
-                let p = ReadParams {
-                    meta: None,
-                    uri: uri.clone(),
-                    input_responses,
-                    request_state,
-                };
-                Box::pin(self.read_resource(id, meta, p, env)).await
-            }
-        }
     }
 }
 
 /// A finished round, as the legacy client gets it: a question the session cannot answer
 /// (no capability) is a failure of the family, never a 2026 error code.
-fn finish(tool: bool, r: Response) -> Response {
-    match &r.body {
-        Err(e) if e.code == ErrorCode::MISSING_REQUIRED_CLIENT_CAPABILITY => {
+fn finish(tool: bool, id: RequestId, outcome: Outcome) -> Response {
+    match outcome {
+        Outcome::Failed(super::super::outcome::Failure::Rpc(e))
+            if e.code == ErrorCode::MISSING_REQUIRED_CLIENT_CAPABILITY =>
+        {
             let msg = format!("{} (declared at initialize)", e.message);
-            let id = r.id.clone().unwrap_or(RequestId::Number(0));
-            render::failure(tool, id, msg)
+            render::cannot_go_on(tool, id, msg)
         }
-        _ => render::response(r),
+        done => render::outcome(id, done),
     }
 }
 
@@ -282,10 +227,16 @@ async fn push_all(
         return Err(PushFailure::Refused(e));
     };
     let legs = requests.into_iter().map(|(key, request)| async move {
-        let (method, params) = legacy_request(session, urls, &key, request);
+        let params = push_params(session, urls, &key, &request);
         let answer = session
             .pushes
-            .ask(out, &method, params.as_deref(), within, &env.cancel)
+            .ask(
+                out,
+                request.method(),
+                params.as_deref(),
+                within,
+                &env.cancel,
+            )
             .await?;
         Ok::<_, PushFailure>((key, answer))
     });
@@ -293,37 +244,45 @@ async fn push_all(
     Ok(to_raw_value(&answers).expect("answers serialize"))
 }
 
-/// A question as a 2025 request: URL elicitations get an `elicitationId`; form
-/// elicitations lose `mode` before 2025-11-25. The members stay raw JSON: through a
-/// `Value` (which sorts keys) a form's fields would reach the client out of order.
-fn legacy_request(
+/// A URL elicitation as 2025-11-25 sends it: with the `elicitationId` sterna issued.
+#[derive(Serialize)]
+struct UrlElicitation<'a> {
+    mode: &'static str,
+    message: &'a str,
+    url: &'a str,
+    #[serde(rename = "elicitationId")]
+    elicitation_id: String,
+}
+
+fn params<T: Serialize>(t: &T) -> Option<Box<RawValue>> {
+    Some(to_raw_value(t).expect("params serialize"))
+}
+
+/// A question as the params of a 2025 request: URL elicitations get an `elicitationId`;
+/// form elicitations lose `mode` before 2025-11-25 (they knew no other).
+fn push_params(
     session: &LegacySession,
     urls: &UrlIds,
     key: &str,
-    request: InputRequest,
-) -> (String, Option<Box<RawValue>>) {
-    #[derive(serde::Deserialize)]
-    struct Wire {
-        #[serde(default)]
-        params: Option<BTreeMap<String, Box<RawValue>>>,
-    }
-    let method = request.method().to_owned();
-    let wire = serde_json::to_string(&request).expect("questions serialize");
-    let mut params = serde_json::from_str::<Wire>(&wire)
-        .expect("a serialized question reads back")
-        .params;
-    if let Some(p) = params.as_mut() {
-        match p.get("mode").map(|m| m.get()) {
-            Some(r#""url""#) => {
-                let id = to_raw_value(&urls.id_for(key)).expect("strings serialize");
-                p.insert("elicitationId".into(), id);
-            }
-            Some(_) if !sterna_types::legacy::at_least_2025_11_25(session.version) => {
-                p.remove("mode");
-            }
-            _ => {}
+    request: &InputRequest,
+) -> Option<Box<RawValue>> {
+    match request {
+        InputRequest::Elicit(ElicitRequestParams::Url(u)) => params(&UrlElicitation {
+            mode: "url",
+            message: &u.message,
+            url: &u.url,
+            elicitation_id: urls.id_for(key),
+        }),
+        InputRequest::Elicit(ElicitRequestParams::Form(f))
+            if f.mode.is_some() && !sterna_types::legacy::at_least_2025_11_25(session.version) =>
+        {
+            let mut f = f.clone();
+            f.mode = None;
+            params(&f)
         }
+        InputRequest::Elicit(e) => params(e),
+        InputRequest::Sample(s) => params(s),
+        InputRequest::ListRoots(r) => r.as_ref().and_then(params),
+        InputRequest::Unknown { params: p, .. } => p.as_ref().and_then(params),
     }
-    let params = params.map(|p| to_raw_value(&p).expect("params serialize"));
-    (method, params)
 }

@@ -4,13 +4,14 @@ use super::TaskSupport;
 use super::record::{TaskRecord, now_ms};
 use crate::server::context::RequestEnv;
 use crate::server::core::{Server, ToolEntry};
+use crate::server::outcome::{Completed, ExtReply, Outcome, Payload};
 use crate::state::FlowState;
-use serde_json::value::{RawValue, to_raw_value};
+use serde_json::value::RawValue;
 use std::collections::{BTreeMap, BTreeSet};
 use sterna_types::error::ErrorObject;
-use sterna_types::meta::{RequestMeta, ResultMeta};
+use sterna_types::meta::RequestMeta;
 use sterna_types::result::ResultType;
-use sterna_types::tasks::{CreateTaskResult, EXTENSION, TaskStatus};
+use sterna_types::tasks::{EXTENSION, TaskStatus};
 
 /// How a `tools/call` is served, given the tool and what this request declared.
 pub(crate) enum Mode {
@@ -53,7 +54,7 @@ pub(crate) fn mode(tool: &ToolEntry, meta: &RequestMeta) -> Result<Mode, ErrorOb
 
 impl Server {
     /// Stores a new task for `tool` (with the answers of its MRTR phase in `flow`),
-    /// starts its first run, and renders the handle. The record is in the store before
+    /// starts its first run, and answers the handle. The record is in the store before
     /// the handle is returned, so a `tasks/get` right after it succeeds.
     pub(crate) async fn create_task(
         &self,
@@ -62,9 +63,9 @@ impl Server {
         tool: &str,
         args: Option<&RawValue>,
         flow: FlowState,
-    ) -> Result<Box<RawValue>, ErrorObject> {
+    ) -> Outcome {
         let Some(tasks) = &self.inner.tasks else {
-            return Err(ErrorObject::internal("Internal error"));
+            return Outcome::Failed(ErrorObject::internal("Internal error").into());
         };
         let now = now_ms();
         let rec = TaskRecord {
@@ -87,17 +88,22 @@ impl Server {
             error: None,
             run: 1,
         };
-        let id = tasks.insert(&rec).await?;
+        let id = match tasks.insert(&rec).await {
+            Ok(id) => id,
+            Err(e) => return Outcome::Failed(e.into()),
+        };
         tracing::debug!(task = super::short(&id), tool, "task created");
         self.start_run(id.clone(), 1, env.principal.clone());
-        let result = CreateTaskResult {
-            result_type: ResultType::Task,
-            task: rec.task(&id),
-            meta: Some(ResultMeta {
-                server_info: Some(self.inner.info.clone()),
-                ..ResultMeta::default()
-            }),
+        // The task's members sit flat in the result.
+        let serde_json::Value::Object(members) =
+            serde_json::to_value(rec.task(&id)).expect("tasks serialize")
+        else {
+            unreachable!("a task serializes as an object")
         };
-        Ok(to_raw_value(&result).expect("results serialize"))
+        let reply = ExtReply {
+            result_type: ResultType::Task,
+            members,
+        };
+        Outcome::Complete(Completed::new(Payload::Ext(reply)))
     }
 }

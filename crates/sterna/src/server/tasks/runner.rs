@@ -11,6 +11,7 @@ use crate::server::core::Server;
 use crate::server::finalize::Finalize;
 use crate::server::guard::{guarded, started};
 use crate::server::handler::Produced;
+use crate::server::outcome::Payload;
 use crate::server::principal::Principal;
 use serde_json::value::RawValue;
 use std::sync::Arc;
@@ -138,8 +139,12 @@ impl Server {
         produced: Produced<CallToolResult>,
         flow_id: [u8; 16],
     ) -> Ending {
-        let complete = |mut t: CallToolResult| {
-            t.finalize(&self.inner.info, None);
+        let complete = |t: CallToolResult| {
+            let mut payload = Payload::Tool(t);
+            payload.stamp_modern(&self.inner.info, None);
+            let Payload::Tool(t) = payload else {
+                unreachable!("stamping keeps the kind")
+            };
             Ending::Completed(serde_json::to_value(&t).expect("results serialize"))
         };
         match produced {

@@ -1,0 +1,96 @@
+//! What a legacy session is answered from, rendered once at build time from the typed
+//! catalog: the list pages without 2026 decorations, and the capabilities and
+//! instructions `initialize` returns.
+
+use super::super::lists::{Catalog, Pages, paginate};
+use serde::Serialize;
+use serde::ser::SerializeMap;
+use sterna_types::capabilities::ServerCapabilities;
+
+/// The lists and `initialize` answer of 2025 sessions.
+pub(crate) struct LegacyLists {
+    pub(crate) tools: Pages,
+    pub(crate) prompts: Pages,
+    pub(crate) resources: Pages,
+    pub(crate) templates: Pages,
+    pub(crate) capabilities: ServerCapabilities,
+    pub(crate) instructions: Option<String>,
+}
+
+/// One page as 2025 sends it: the items under their key, and the next cursor.
+struct Page<T> {
+    key: &'static str,
+    items: Vec<T>,
+    next: Option<String>,
+}
+
+impl<T: Serialize> Serialize for Page<T> {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let mut m = s.serialize_map(None)?;
+        m.serialize_entry(self.key, &self.items)?;
+        if let Some(next) = &self.next {
+            m.serialize_entry("nextCursor", next)?;
+        }
+        m.end()
+    }
+}
+
+fn pages<T: Clone + Serialize>(
+    offered: bool,
+    kind: &str,
+    key: &'static str,
+    items: &[T],
+    size: usize,
+) -> Pages {
+    offered.then(|| paginate(kind, items, size, |items, next| Page { key, items, next }))
+}
+
+impl LegacyLists {
+    /// The pages of every list the modern capabilities offer, and the `initialize`
+    /// capabilities (logging added: 2025 sessions have `logging/setLevel`; no
+    /// extensions: those of this server are 2026-07-28 ones).
+    pub(crate) fn build(
+        catalog: &Catalog,
+        modern: &ServerCapabilities,
+        instructions: Option<&str>,
+        size: usize,
+    ) -> Self {
+        let resources = modern.resources.is_some();
+        Self {
+            tools: pages(
+                modern.tools.is_some(),
+                "tools",
+                "tools",
+                &catalog.tools,
+                size,
+            ),
+            prompts: pages(
+                modern.prompts.is_some(),
+                "prompts",
+                "prompts",
+                &catalog.prompts,
+                size,
+            ),
+            resources: pages(
+                resources,
+                "resources",
+                "resources",
+                &catalog.resources,
+                size,
+            ),
+            templates: pages(
+                resources,
+                "templates",
+                "resourceTemplates",
+                &catalog.templates,
+                size,
+            ),
+            capabilities: ServerCapabilities {
+                logging: Some(Default::default()),
+                extensions: None,
+                ..modern.clone()
+            },
+            instructions: instructions.map(str::to_owned),
+        }
+    }
+}
