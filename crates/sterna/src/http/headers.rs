@@ -53,21 +53,20 @@ pub(crate) fn check_prepared(
             meta.protocol_version
         )));
     }
-    if crate::server::is_task_method(prepared.method) {
-        let id = prepared.task_id();
-        return check(server, headers, prepared.method, id.as_deref(), None);
-    }
-    let (name, arguments) = prepared.name_and_arguments();
+    let name = prepared.mcp_name();
+    let name = name.as_ref().map(|n| n.as_deref());
+    let arguments = prepared.name_and_arguments().1;
     check(server, headers, prepared.method, name, arguments)
 }
 
-/// Checks `Mcp-Method`, `Mcp-Name` and `Mcp-Param-*` against the body (`name` is the
-/// tool or prompt name or the resource URI; `arguments` the tool arguments).
+/// Checks `Mcp-Method`, `Mcp-Name` and `Mcp-Param-*` against the body (`name`: `None`
+/// when the method carries no `Mcp-Name`, else what it must equal — the tool or prompt
+/// name, the resource URI, a wing's value; `arguments` the tool arguments).
 fn check(
     server: &Server,
     headers: &HeaderMap,
     method: &str,
-    name: Option<&str>,
+    name: Option<Option<&str>>,
     arguments: Option<&RawValue>,
 ) -> Result<(), ErrorObject> {
     match text(headers, &METHOD)? {
@@ -79,10 +78,9 @@ fn check(
         }
         Some(_) => {}
     }
-    let named = matches!(method, "tools/call" | "prompts/get" | "resources/read");
-    if !named && !crate::server::is_task_method(method) {
+    let Some(name) = name else {
         return Ok(());
-    }
+    };
     let Some(h) = text(headers, &NAME)? else {
         return Err(mismatch("the Mcp-Name header is required".into()));
     };

@@ -15,6 +15,7 @@ use super::respond::{Done, json, plain, rpc_error, sse_response, status_of};
 use crate::server::inbound::{
     Body as Params, Inbound, classify, classify_envelope, has_modern_claim,
 };
+use crate::server::prepare::Prepared;
 use crate::server::{Notifier, RequestEnv, Response as RpcResponse, Server, log_panic};
 use bytes::Bytes;
 use futures_util::FutureExt;
@@ -363,7 +364,7 @@ async fn answer(server: &Server, incoming: &Incoming, bytes: &[u8], env: Request
         Ok(v) => v,
         Err(e) => return Done::Refused(StatusCode::BAD_REQUEST, Some(id), e),
     };
-    let prepared = match server.prepare(id.clone(), &method, params) {
+    let prepared = match Prepared::read(server, id.clone(), &method, params) {
         Ok(p) => p,
         Err(refused) => return Done::Response(refused),
     };

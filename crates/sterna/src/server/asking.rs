@@ -60,7 +60,8 @@ macro_rules! asking {
                         plan,
                         body,
                         _a: std::marker::PhantomData,
-                    }),
+                    })
+                    .declared(),
                     Err(reason) => self.base.unusable(reason),
                 }
             }

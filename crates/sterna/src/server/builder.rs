@@ -1,14 +1,14 @@
 //! Building a server.
 
 use super::changes::Changes;
-use super::core::{Inner, Server};
-use super::legacy::LegacyLimits;
+use super::core::{Parts, Server};
 use super::lists::Lists;
 use super::prompt::PromptDef;
 use super::registry::Registry;
 use super::resource::ResourceDef;
-use super::tasks::{MemoryTaskStore, TaskStore, Tasks};
 use super::tool::ToolDef;
+use super::typemap::TypeMap;
+use super::wing::{Era, Wings};
 use crate::error::BuildError;
 use crate::state::{
     MemoryReplayStore, ReplayStore, StateConfig, StateKeys, StateStore, StoreStates,
@@ -43,16 +43,8 @@ pub struct ServerBuilder<K = NeedsKeys> {
     prompts: Vec<PromptDef>,
     resources: Vec<ResourceDef>,
     changes: Changes,
-    legacy: LegacyLimits,
-    tasks: TaskOptions,
-}
-
-/// How tasks are kept (see [`ServerBuilder::task_store`]).
-#[derive(Clone)]
-struct TaskOptions {
-    store: Option<Arc<dyn TaskStore>>,
-    ttl: Duration,
-    poll: Duration,
+    /// Settings of the wings (each keeps its own type here).
+    pub(crate) settings: TypeMap,
 }
 
 impl<K> std::fmt::Debug for ServerBuilder<K> {
@@ -60,17 +52,6 @@ impl<K> std::fmt::Debug for ServerBuilder<K> {
         f.debug_struct("ServerBuilder")
             .field("info", &self.info)
             .finish()
-    }
-}
-
-impl Server {
-    /// Starts building a server called `name` (also the audience its states are bound
-    /// to) at `version`.
-    pub fn builder(
-        name: impl Into<String>,
-        version: impl Into<String>,
-    ) -> ServerBuilder<NeedsKeys> {
-        ServerBuilder::new(Implementation::new(name, version))
     }
 }
 
@@ -92,12 +73,7 @@ impl ServerBuilder<NeedsKeys> {
             prompts: Vec::new(),
             resources: Vec::new(),
             changes: Changes::default(),
-            legacy: LegacyLimits::default(),
-            tasks: TaskOptions {
-                store: None,
-                ttl: Duration::from_secs(300),
-                poll: Duration::from_millis(500),
-            },
+            settings: TypeMap::default(),
         }
     }
 }
@@ -121,8 +97,7 @@ impl<K> ServerBuilder<K> {
             prompts: self.prompts,
             resources: self.resources,
             changes: self.changes,
-            legacy: self.legacy,
-            tasks: self.tasks,
+            settings: self.settings,
         }
     }
 
@@ -157,26 +132,6 @@ impl<K> ServerBuilder<K> {
     /// only). Give every replica the same shared store.
     pub fn replay_store(mut self, store: Arc<dyn ReplayStore>) -> Self {
         self.replay = Some(store);
-        self
-    }
-
-    /// Where task records live (default: in memory, this process only). Give every
-    /// replica the same shared store (Redis) so any of them serves any task.
-    pub fn task_store(mut self, store: Arc<dyn TaskStore>) -> Self {
-        self.tasks.store = Some(store);
-        self
-    }
-
-    /// How long a task lives from its creation (`ttlMs`; default 5 minutes). A task
-    /// past it reads as unknown (`-32602`).
-    pub fn task_ttl(mut self, ttl: Duration) -> Self {
-        self.tasks.ttl = ttl.max(Duration::from_millis(1));
-        self
-    }
-
-    /// The `pollIntervalMs` suggested to clients (default 500 ms).
-    pub fn task_poll_interval(mut self, every: Duration) -> Self {
-        self.tasks.poll = every.max(Duration::from_millis(1));
         self
     }
 
@@ -231,14 +186,6 @@ impl<K> ServerBuilder<K> {
         self.changes.clone()
     }
 
-    /// Bounds of serving 2025-11-25 clients, whose questions are pushed as requests and
-    /// answered while the call waits: rounds, time per round of pushes, pause after a
-    /// round that only carried state.
-    pub fn legacy_limits(mut self, limits: LegacyLimits) -> Self {
-        self.legacy = limits;
-        self
-    }
-
     /// Registers a tool.
     pub fn tool(mut self, tool: ToolDef) -> Self {
         self.tools.push(tool);
@@ -261,7 +208,7 @@ impl<K> ServerBuilder<K> {
 impl ServerBuilder<StateKeys> {
     /// Builds the server: checks every registration and pre-renders what never changes
     /// (list pages, the discover result).
-    pub fn build(self) -> Result<Server, BuildError> {
+    pub fn build(mut self) -> Result<Server, BuildError> {
         if self.keys.is_ephemeral() {
             tracing::warn!(
                 server = %self.info.name,
@@ -284,56 +231,80 @@ impl ServerBuilder<StateKeys> {
             None if single_use => Some(Arc::new(MemoryReplayStore::default())),
             None => None,
         };
-        let info = Arc::new(self.info);
+        let info = Arc::new(self.info.clone());
         let mut registry = Registry::default();
-        for def in self.tools {
+        for def in std::mem::take(&mut self.tools) {
             registry.add_tool(def)?;
         }
-        for def in self.prompts {
+        for def in std::mem::take(&mut self.prompts) {
             registry.add_prompt(def)?;
         }
-        for def in self.resources {
+        for def in std::mem::take(&mut self.resources) {
             registry.add_resource(def)?;
         }
-        let (entries, catalog) = registry.finish();
-        let tasks = catalog.tasks.then(|| {
-            let store = self
-                .tasks
-                .store
-                .clone()
-                .unwrap_or_else(|| Arc::new(MemoryTaskStore::default()));
-            let keys = state.keys.clone();
-            Tasks::new(
-                store,
-                keys,
-                info.name.clone(),
-                self.tasks.ttl,
-                self.tasks.poll,
-            )
-        });
+        let (routes, catalog) = registry.finish();
+        let base = WingBase {
+            settings: &self.settings,
+            routes: &routes,
+            catalog: &catalog,
+            state: &state,
+            info: &info,
+            instructions: self.instructions.as_deref(),
+            page_size: self.page_size,
+        };
+        let wings = base.wings();
+        let mut capabilities = catalog.capabilities();
+        wings.capabilities(Era::Modern, &mut capabilities);
         let lists = Lists::build(
             &info,
             self.instructions.as_deref(),
             self.cache,
             self.page_size,
-            catalog,
+            &catalog,
+            capabilities,
         );
-        Ok(Server {
-            inner: Arc::new(Inner {
-                info,
-                state,
-                tools: entries.tools,
-                prompts: entries.prompts,
-                resources: entries.resources,
-                templates: entries.templates,
-                lists,
-                cache: self.cache,
-                completions: entries.completions,
-                changes: self.changes,
-                closing: tokio_util::sync::CancellationToken::new(),
-                legacy: self.legacy,
-                tasks,
-            }),
-        })
+        Ok(Server::from_parts(Parts {
+            info,
+            state,
+            routes,
+            lists,
+            cache: self.cache,
+            changes: self.changes,
+            wings,
+        }))
+    }
+}
+
+/// What the wings are built from.
+struct WingBase<'a> {
+    settings: &'a TypeMap,
+    routes: &'a super::core::Routes,
+    catalog: &'a super::lists::Catalog,
+    state: &'a StateConfig,
+    info: &'a Arc<Implementation>,
+    instructions: Option<&'a str>,
+    page_size: usize,
+}
+
+impl WingBase<'_> {
+    /// The wings this server is built with (each decides from its settings and the
+    /// routes whether it takes part).
+    fn wings(&self) -> Wings {
+        let mut wings = Wings::default();
+        super::tasks::register(
+            &mut wings,
+            self.settings,
+            self.routes,
+            self.state,
+            self.info,
+        );
+        super::legacy::register(
+            &mut wings,
+            self.settings,
+            self.catalog,
+            self.instructions,
+            self.page_size,
+        );
+        wings
     }
 }

@@ -6,8 +6,10 @@ use super::context::RequestEnv;
 use super::core::Server;
 use super::outcome::{Failure, Outcome};
 use super::request::{CallParams, PromptParams, RawField, ReadParams, invalid};
-use super::round::{BindArgs, FlowParams, Round, Subject};
+use super::round::{BindArgs, FlowParams, Resolved, Round, Subject};
 use super::target::Target;
+use super::wing::{TakeCall, ToolPlan};
+use crate::state::FlowState;
 use serde_json::value::RawValue;
 use std::borrow::Cow;
 use std::collections::BTreeMap;
@@ -96,130 +98,130 @@ pub(crate) fn read_call(p: ReadParams<'_>) -> (Call<'_>, FlowParams<'_>) {
     )
 }
 
-impl Server {
-    /// Runs one round of an MRTR-capable call. `None` when it was cancelled.
-    pub(crate) async fn run_call(
-        &self,
-        id: RequestId,
-        meta: Arc<RequestMeta>,
-        call: Call<'_>,
-        flow: FlowParams<'_>,
-        env: RequestEnv,
-    ) -> Option<Outcome> {
-        match call {
-            Call::Tool { name, arguments } => {
-                self.call_tool(id, meta, &name, arguments, flow, env).await
-            }
-            Call::Prompt { name, arguments } => {
-                self.get_prompt(id, meta, &name, arguments, flow, env).await
-            }
-            Call::Resource { uri } => self.read_resource(id, meta, &uri, flow, env).await,
+/// Runs one round of an MRTR-capable call. `None` when it was cancelled.
+pub(crate) async fn run(
+    server: &Server,
+    id: RequestId,
+    meta: Arc<RequestMeta>,
+    call: Call<'_>,
+    flow: FlowParams<'_>,
+    env: RequestEnv,
+) -> Option<Outcome> {
+    let cx = Cx {
+        server,
+        id,
+        meta,
+        env,
+    };
+    match call {
+        Call::Tool { name, arguments } => call_tool(cx, &name, arguments, flow).await,
+        Call::Prompt { name, arguments } => get_prompt(cx, &name, arguments, flow).await,
+        Call::Resource { uri } => read_resource(cx, &uri, flow).await,
+    }
+}
+
+/// What every call runs with.
+struct Cx<'s> {
+    server: &'s Server,
+    id: RequestId,
+    meta: Arc<RequestMeta>,
+    env: RequestEnv,
+}
+
+fn failed(e: sterna_types::error::ErrorObject) -> Option<Outcome> {
+    Some(Outcome::Failed(e.into()))
+}
+
+async fn call_tool(
+    cx: Cx<'_>,
+    name: &str,
+    args: Option<&RawValue>,
+    flow: FlowParams<'_>,
+) -> Option<Outcome> {
+    let Some(tool) = cx.server.tool(name) else {
+        return failed(invalid(format!("Unknown tool: {name}")));
+    };
+    let plan = match cx.server.wings().plan_tool_call(tool, &cx.meta) {
+        Ok(p) => p,
+        Err(e) => return failed(e),
+    };
+    if let Some((ToolPlan::Take, wing)) = plan {
+        if let Err(e) = tool.handler.check(args) {
+            return failed(invalid(format!("Invalid arguments: {e}")));
+        }
+        let take = TakeCall {
+            env: &cx.env,
+            meta: &cx.meta,
+            tool,
+            args,
+            answers: FlowState::default(),
+        };
+        return Some(wing.take_tool_call(cx.server, take).await);
+    }
+    let mut subject = Subject::new("tools/call", tool.name.clone(), BindArgs::Tool(args));
+    subject.single_use = tool.single_use;
+    subject.unsolicited = tool.unsolicited;
+    let handler = tool.handler.clone();
+    let start = move |ctx| {
+        handler
+            .call(ctx, args)
+            .map_err(|e| invalid(format!("Invalid arguments: {e}")))
+    };
+    let (server, env, meta) = (cx.server, cx.env.clone(), cx.meta.clone());
+    let round = Round::new(server, cx.id, cx.meta, cx.env, subject, flow);
+    let Some((ToolPlan::AskThenTake, wing)) = plan else {
+        return round.run(start).await;
+    };
+    match round.resolve_declared(start).await? {
+        Resolved::Asked(outcome) => Some(outcome),
+        Resolved::Answered(answers) => {
+            let take = TakeCall {
+                env: &env,
+                meta: &meta,
+                tool,
+                args,
+                answers,
+            };
+            Some(wing.take_tool_call(server, take).await)
         }
     }
+}
 
-    async fn call_tool(
-        &self,
-        id: RequestId,
-        meta: Arc<RequestMeta>,
-        name: &str,
-        args: Option<&RawValue>,
-        flow: FlowParams<'_>,
-        env: RequestEnv,
-    ) -> Option<Outcome> {
-        let Some(tool) = self.inner.tools.get(name) else {
-            let e = invalid(format!("Unknown tool: {name}"));
-            return Some(Outcome::Failed(e.into()));
-        };
-        let mode = match super::tasks::mode(tool, &meta) {
-            Ok(m) => m,
-            Err(e) => return Some(Outcome::Failed(e.into())),
-        };
-        if let super::tasks::Mode::Task = mode {
-            if let Err(e) = tool.handler.check(args) {
-                let e = invalid(format!("Invalid arguments: {e}"));
-                return Some(Outcome::Failed(e.into()));
-            }
-            let state = crate::state::FlowState::default();
-            return Some(self.create_task(&env, &meta, &tool.name, args, state).await);
-        }
-        let mut subject = Subject::new("tools/call", tool.name.clone(), BindArgs::Tool(args));
-        subject.single_use = tool.single_use;
-        subject.unsolicited = tool.unsolicited;
-        let handler = tool.handler.clone();
-        let mut round = Round::new(self, id, meta, env, subject, flow);
-        if let super::tasks::Mode::QuestionsThenTask = mode {
-            round = round.before_task();
-        }
-        round
-            .run(move |ctx| {
-                handler
-                    .call(ctx, args)
-                    .map_err(|e| invalid(format!("Invalid arguments: {e}")))
-            })
-            .await
-    }
+async fn get_prompt(
+    cx: Cx<'_>,
+    name: &str,
+    args: BTreeMap<String, String>,
+    flow: FlowParams<'_>,
+) -> Option<Outcome> {
+    let Some(prompt) = cx.server.prompt(name) else {
+        return failed(invalid(format!("Unknown prompt: {name}")));
+    };
+    let subject = Subject::new("prompts/get", prompt.name.clone(), BindArgs::Prompt(&args));
+    let handler = prompt.handler.clone();
+    let owned = args.clone();
+    Round::new(cx.server, cx.id, cx.meta, cx.env, subject, flow)
+        .run(move |ctx| {
+            handler
+                .call(ctx, owned)
+                .map_err(|e| invalid(format!("Invalid arguments: {e}")))
+        })
+        .await
+}
 
-    async fn get_prompt(
-        &self,
-        id: RequestId,
-        meta: Arc<RequestMeta>,
-        name: &str,
-        args: BTreeMap<String, String>,
-        flow: FlowParams<'_>,
-        env: RequestEnv,
-    ) -> Option<Outcome> {
-        let Some(prompt) = self.inner.prompts.get(name) else {
-            let e = invalid(format!("Unknown prompt: {name}"));
-            return Some(Outcome::Failed(e.into()));
-        };
-        let subject = Subject::new("prompts/get", prompt.name.clone(), BindArgs::Prompt(&args));
-        let handler = prompt.handler.clone();
-        let owned = args.clone();
-        Round::new(self, id, meta, env, subject, flow)
-            .run(move |ctx| {
-                handler
-                    .call(ctx, owned)
-                    .map_err(|e| invalid(format!("Invalid arguments: {e}")))
-            })
-            .await
-    }
-
-    async fn read_resource(
-        &self,
-        id: RequestId,
-        meta: Arc<RequestMeta>,
-        uri: &str,
-        flow: FlowParams<'_>,
-        env: RequestEnv,
-    ) -> Option<Outcome> {
-        let Some((entry, vars)) = self.find_resource(uri) else {
-            return Some(Outcome::Failed(Failure::ResourceNotFound(uri.to_owned())));
-        };
-        let mut subject = Subject::new("resources/read", Arc::from(uri), BindArgs::Resource);
-        subject.cache = entry.cache;
-        let handler = entry.handler.clone();
-        let mime = entry.mime.clone();
-        let uri = uri.to_owned();
-        Round::new(self, id, meta, env, subject, flow)
-            .run(move |ctx| {
-                handler
-                    .call(ctx, uri, mime, vars)
-                    .map_err(|e| invalid(format!("Invalid resource variables: {e}")))
-            })
-            .await
-    }
-
-    /// A static resource, or the first template that matches (with its variables).
-    fn find_resource(
-        &self,
-        uri: &str,
-    ) -> Option<(&super::core::ResourceEntry, BTreeMap<String, String>)> {
-        if let Some(e) = self.inner.resources.get(uri) {
-            return Some((e, BTreeMap::new()));
-        }
-        self.inner
-            .templates
-            .iter()
-            .find_map(|t| t.parsed.matches(uri).map(|v| (&t.entry, v)))
-    }
+async fn read_resource(cx: Cx<'_>, uri: &str, flow: FlowParams<'_>) -> Option<Outcome> {
+    let Some((entry, vars)) = cx.server.resource(uri) else {
+        return Some(Outcome::Failed(Failure::ResourceNotFound(uri.to_owned())));
+    };
+    let mut subject = Subject::new("resources/read", Arc::from(uri), BindArgs::Resource);
+    subject.cache = entry.cache;
+    let handler = entry.handler.clone();
+    let mime = entry.mime.clone();
+    let uri = uri.to_owned();
+    Round::new(cx.server, cx.id, cx.meta, cx.env, subject, flow)
+        .run(move |ctx| {
+            handler
+                .call(ctx, uri, mime, vars)
+                .map_err(|e| invalid(format!("Invalid resource variables: {e}")))
+        })
+        .await
 }

@@ -48,8 +48,8 @@ pub struct RequestEnv {
     pub(crate) notifier: Option<Notifier>,
     pub(crate) cancel: CancellationToken,
     pub(crate) cut: Option<CancellationToken>,
-    /// The URL elicitations of a legacy flow (their `elicitationId`s).
-    pub(crate) legacy_urls: Option<Arc<super::legacy::UrlIds>>,
+    /// What the era of the request does beyond the core (set by its wing).
+    pub(crate) era: Option<Arc<dyn super::wing::EraSide>>,
     /// The request's span (disabled when nobody listens).
     pub(crate) span: crate::trace::RequestSpan,
 }
@@ -72,8 +72,9 @@ impl RequestEnv {
         self
     }
 
-    pub(crate) fn legacy_urls(mut self, urls: Arc<super::legacy::UrlIds>) -> Self {
-        self.legacy_urls = Some(urls);
+    /// Sets what the request's era does beyond the core.
+    pub(crate) fn era(mut self, side: Arc<dyn super::wing::EraSide>) -> Self {
+        self.era = Some(side);
         self
     }
 
@@ -114,23 +115,21 @@ pub(crate) struct Inner {
     pub(crate) next_app: Mutex<Option<Vec<u8>>>,
     pub(crate) resolver: Mutex<Option<Resolver>>,
     pub(crate) changes: super::changes::Changes,
-    pub(crate) legacy_urls: Option<Arc<super::legacy::UrlIds>>,
+    pub(crate) era: Option<Arc<dyn super::wing::EraSide>>,
     pub(crate) phase: Phase,
-    /// Set by a declarative handler whose questions are all answered in the
-    /// [`Phase::BeforeTask`] round: the task may be created.
-    pub(crate) task_ready: std::sync::atomic::AtomicBool,
+    /// Set by a declarative handler whose questions are all answered in
+    /// [`Phase::QuestionsOnly`]: whoever asked them takes over.
+    pub(crate) answered: std::sync::atomic::AtomicBool,
 }
 
-/// Where a handler runs.
+/// What a handler run is for.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Phase {
-    /// A request (`tools/call`, `prompts/get`, `resources/read` …).
+    /// A request (`tools/call`, `prompts/get`, `resources/read` …): the whole handler.
     Request,
-    /// The `tools/call` round of a task tool with declared questions: only the
-    /// questions are resolved (by MRTR); the body runs in the task.
-    BeforeTask,
-    /// A run of a task.
-    Task,
+    /// Only a declarative handler's declared questions are resolved (by MRTR); its body
+    /// does not run here (a wing that took the call over runs it later).
+    QuestionsOnly,
 }
 
 impl Inner {
@@ -158,9 +157,9 @@ impl Inner {
             next_app: Mutex::new(None),
             resolver: Mutex::new(None),
             changes: changes.clone(),
-            legacy_urls: env.legacy_urls.clone(),
+            era: env.era.clone(),
             phase: Phase::Request,
-            task_ready: std::sync::atomic::AtomicBool::new(false),
+            answered: std::sync::atomic::AtomicBool::new(false),
         }
     }
 }
@@ -199,16 +198,16 @@ impl Context {
         self.inner.phase
     }
 
-    /// The declared questions are answered: create the task (see [`Phase::BeforeTask`]).
-    pub(crate) fn mark_task_ready(&self) {
+    /// Every declared question is answered (see [`Phase::QuestionsOnly`]).
+    pub(crate) fn mark_answered(&self) {
         self.inner
-            .task_ready
+            .answered
             .store(true, std::sync::atomic::Ordering::Relaxed);
     }
 
-    pub(crate) fn task_ready(&self) -> bool {
+    pub(crate) fn answered(&self) -> bool {
         self.inner
-            .task_ready
+            .answered
             .load(std::sync::atomic::Ordering::Relaxed)
     }
 
@@ -359,19 +358,12 @@ impl Context {
     /// prompt. In 2026-07-28 there is no such message (the client learns the outcome by
     /// retrying): this does nothing.
     pub async fn complete_url_elicitation(&self, key: &str) {
-        let (Some(urls), Some(n)) = (&self.inner.legacy_urls, &self.inner.notifier) else {
+        let (Some(era), Some(n)) = (&self.inner.era, &self.inner.notifier) else {
             return;
         };
-        let Some(id) = urls.get(key) else {
-            tracing::debug!(
-                key,
-                "complete_url_elicitation: no URL question under this key"
-            );
-            return;
-        };
-        let params = serde_json::json!({ "elicitationId": id });
-        n.send(encode("notifications/elicitation/complete", &params))
-            .await;
+        if let Some(note) = era.url_elicitation_complete(key) {
+            n.send(note).await;
+        }
     }
 
     /// Your own state from the previous round (set with [`set_state`](Self::set_state)),

@@ -1,14 +1,27 @@
-//! The server itself: what every request is served from, built once and shared.
+//! The server itself: what every request is served from, built once and shared. Its state
+//! is private to this file; the stages read it through the accessors below, and
+//! everything a user can do with a [`Server`] is in the one `impl` block that follows.
 
+use super::builder::{NeedsKeys, ServerBuilder};
 use super::changes::Changes;
-use super::{completion, lists, prompt, resource, tool, uri_template};
+use super::context::RequestEnv;
+use super::inbound::{Body, Inbound, classify};
+use super::lists::Lists;
+use super::prepare::Prepared;
+use super::response::Response;
+use super::typemap::TypeMap;
+use super::wing::Wings;
+use super::{completion, prompt, resource, tool, uri_template};
 use crate::mirror::ParamKind;
 use crate::state::StateConfig;
-use std::collections::HashMap;
+use serde_json::value::RawValue;
+use std::collections::{BTreeMap, HashMap};
 use std::sync::Arc;
 use std::time::Duration;
+use sterna_types::jsonrpc::RequestId;
 use sterna_types::meta::Implementation;
 use sterna_types::result::CacheScope;
+use tokio_util::sync::CancellationToken;
 
 /// A 2026-07-28 MCP server. Cheap to clone; every clone serves the same router.
 ///
@@ -18,17 +31,18 @@ use sterna_types::result::CacheScope;
 /// [`handle`](Server::handle) yourself.
 #[derive(Clone)]
 pub struct Server {
-    pub(crate) inner: Arc<Inner>,
+    inner: Arc<Inner>,
 }
 
 impl std::fmt::Debug for Server {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let r = &self.inner.parts.routes;
         f.debug_struct("Server")
             .field("name", &self.inner.info.name)
-            .field("tools", &self.inner.tools.len())
-            .field("prompts", &self.inner.prompts.len())
-            .field("resources", &self.inner.resources.len())
-            .field("templates", &self.inner.templates.len())
+            .field("tools", &r.tools.len())
+            .field("prompts", &r.prompts.len())
+            .field("resources", &r.resources.len())
+            .field("templates", &r.templates.len())
             .finish()
     }
 }
@@ -38,14 +52,18 @@ pub(crate) struct ToolEntry {
     pub(crate) handler: Arc<dyn tool::ErasedTool>,
     pub(crate) single_use: bool,
     pub(crate) unsolicited: bool,
-    pub(crate) task: super::tasks::TaskSupport,
+    /// The tool asks declared questions (`ask(..).run(..)`): its body runs only once
+    /// every answer is there.
+    pub(crate) declared: bool,
+    /// Settings wings keep on the tool.
+    pub(crate) settings: TypeMap,
     pub(crate) headers: Vec<crate::mirror::HeaderParam>,
 }
 
 pub(crate) struct PromptEntry {
     pub(crate) name: Arc<str>,
     pub(crate) handler: Arc<dyn prompt::ErasedPrompt>,
-    pub(crate) completions: std::collections::BTreeMap<String, Arc<dyn completion::Completer>>,
+    pub(crate) completions: BTreeMap<String, Arc<dyn completion::Completer>>,
 }
 
 pub(crate) struct ResourceEntry {
@@ -58,27 +76,46 @@ pub(crate) struct TemplateEntry {
     pub(crate) template: String,
     pub(crate) parsed: uri_template::UriTemplate,
     pub(crate) entry: ResourceEntry,
-    pub(crate) completions: std::collections::BTreeMap<String, Arc<dyn completion::Completer>>,
+    pub(crate) completions: BTreeMap<String, Arc<dyn completion::Completer>>,
 }
 
-pub(crate) struct Inner {
-    pub(crate) info: Arc<Implementation>,
-    pub(crate) state: StateConfig,
+/// What requests are routed to.
+#[derive(Default)]
+pub(crate) struct Routes {
     pub(crate) tools: HashMap<String, ToolEntry>,
     pub(crate) prompts: HashMap<String, PromptEntry>,
     pub(crate) resources: HashMap<String, ResourceEntry>,
     pub(crate) templates: Vec<TemplateEntry>,
-    pub(crate) lists: lists::Lists,
-    pub(crate) cache: (Duration, CacheScope),
     pub(crate) completions: bool,
+}
+
+/// Everything a server is built from (the builder's output).
+pub(crate) struct Parts {
+    pub(crate) info: Arc<Implementation>,
+    pub(crate) state: StateConfig,
+    pub(crate) routes: Routes,
+    pub(crate) lists: Lists,
+    pub(crate) cache: (Duration, CacheScope),
     pub(crate) changes: Changes,
-    pub(crate) closing: tokio_util::sync::CancellationToken,
-    pub(crate) legacy: super::legacy::LegacyLimits,
-    /// Tasks, when a tool may run as one.
-    pub(crate) tasks: Option<super::tasks::Tasks>,
+    pub(crate) wings: Wings,
+}
+
+struct Inner {
+    parts: Parts,
+    info: Arc<Implementation>,
+    closing: CancellationToken,
 }
 
 impl Server {
+    /// Starts building a server called `name` (also the audience its states are bound
+    /// to) at `version`.
+    pub fn builder(
+        name: impl Into<String>,
+        version: impl Into<String>,
+    ) -> ServerBuilder<NeedsKeys> {
+        ServerBuilder::new(Implementation::new(name, version))
+    }
+
     /// The server's self-description.
     pub fn info(&self) -> &Implementation {
         &self.inner.info
@@ -87,7 +124,7 @@ impl Server {
     /// The handle that announces list and resource changes to `subscriptions/listen`
     /// streams.
     pub fn changes(&self) -> &Changes {
-        &self.inner.changes
+        &self.inner.parts.changes
     }
 
     /// Ends every open `subscriptions/listen` stream gracefully (each gets its closing
@@ -103,7 +140,7 @@ impl Server {
         &self,
         tool: &str,
     ) -> Option<impl Iterator<Item = (&str, &[String], ParamKind)>> {
-        let t = self.inner.tools.get(tool).filter(|t| !t.headers.is_empty());
+        let t = self.tool(tool).filter(|t| !t.headers.is_empty());
         t.map(|t| {
             t.headers
                 .iter()
@@ -116,5 +153,114 @@ impl Server {
     /// `initialize`.
     pub fn supported_versions(&self) -> &'static [&'static str] {
         sterna_types::version::MODERN_VERSIONS
+    }
+
+    /// Handles one message given as bytes (a line of stdio, a POST body). Returns the
+    /// response to send, if any: notifications and cancelled requests get none.
+    pub async fn handle_message(&self, bytes: &[u8], env: RequestEnv) -> Option<Response> {
+        match classify(bytes) {
+            Inbound::Malformed(m) => Some(Response::error(m.id, m.error)),
+            Inbound::Request { id, method, params } => {
+                match Prepared::read(self, id, &method, params) {
+                    Ok(prepared) => prepared.run(self, env).await,
+                    Err(refused) => Some(refused),
+                }
+            }
+            Inbound::Notification { method, .. } => {
+                tracing::debug!(%method, "notification ignored");
+                None
+            }
+            Inbound::Response { id, .. } => {
+                tracing::warn!(
+                    ?id,
+                    "a response arrived but this server never sends requests"
+                );
+                None
+            }
+        }
+    }
+
+    /// Handles one request. `None` when it was cancelled (nothing may be sent then).
+    pub async fn handle(
+        &self,
+        id: RequestId,
+        method: &str,
+        params: Option<&RawValue>,
+        env: RequestEnv,
+    ) -> Option<Response> {
+        match Prepared::read(self, id, method, Body::Raw(params)) {
+            Ok(prepared) => prepared.run(self, env).await,
+            Err(refused) => Some(refused),
+        }
+    }
+}
+
+/// What the stages read (crate-private).
+impl Server {
+    pub(crate) fn from_parts(parts: Parts) -> Self {
+        let info = parts.info.clone();
+        Self {
+            inner: Arc::new(Inner {
+                parts,
+                info,
+                closing: CancellationToken::new(),
+            }),
+        }
+    }
+
+    /// The self-description, shared (stamped on 2026-07-28 results).
+    pub(crate) fn info_arc(&self) -> &Arc<Implementation> {
+        &self.inner.info
+    }
+
+    /// What the server routes to.
+    pub(crate) fn routes(&self) -> &Routes {
+        &self.inner.parts.routes
+    }
+
+    /// A tool by name.
+    pub(crate) fn tool(&self, name: &str) -> Option<&ToolEntry> {
+        self.inner.parts.routes.tools.get(name)
+    }
+
+    /// A prompt by name.
+    pub(crate) fn prompt(&self, name: &str) -> Option<&PromptEntry> {
+        self.inner.parts.routes.prompts.get(name)
+    }
+
+    /// A static resource, or the first template that matches (with its variables).
+    pub(crate) fn resource(&self, uri: &str) -> Option<(&ResourceEntry, BTreeMap<String, String>)> {
+        let r = &self.inner.parts.routes;
+        if let Some(e) = r.resources.get(uri) {
+            return Some((e, BTreeMap::new()));
+        }
+        r.templates
+            .iter()
+            .find_map(|t| t.parsed.matches(uri).map(|v| (&t.entry, v)))
+    }
+
+    /// How `requestState` is sealed and checked.
+    pub(crate) fn state(&self) -> &StateConfig {
+        &self.inner.parts.state
+    }
+
+    /// The pre-rendered 2026-07-28 lists and discover result.
+    pub(crate) fn lists(&self) -> &Lists {
+        &self.inner.parts.lists
+    }
+
+    /// The caching hint of cacheable results.
+    pub(crate) fn cache(&self) -> (Duration, CacheScope) {
+        self.inner.parts.cache
+    }
+
+    /// The wings around the core.
+    pub(crate) fn wings(&self) -> &Wings {
+        &self.inner.parts.wings
+    }
+
+    /// Cancelled when subscriptions close (graceful shutdown).
+    pub(crate) fn closing(&self) -> &CancellationToken {
+        &self.inner.closing
     }
 }

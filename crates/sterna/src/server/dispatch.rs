@@ -1,13 +1,16 @@
-//! The route stage: a prepared request goes to its method.
+//! The route stage: a prepared 2026-07-28 request goes to its method — one of the core's,
+//! or a wing's — and its [`Outcome`] is rendered as 2026-07-28 answers it.
 
+use super::call::{self, Call};
 use super::context::RequestEnv;
 use super::core::Server;
-use super::inbound::{Body, Inbound, classify};
 use super::lists::{Pages, page_index};
 use super::outcome::Outcome;
 use super::prepare::{Prepared, check_version, removed};
 use super::request::{ListParams, Params, REMOVED};
 use super::response::Response;
+use super::round::FlowParams;
+use super::wing::{Era, WingRequest};
 use crate::trace::{self, RequestSpan};
 use futures_util::future::{BoxFuture, Either, Ready, ready};
 use serde_json::value::RawValue;
@@ -67,54 +70,52 @@ impl<'a> Prepared<'a> {
         if REMOVED.contains(&method) {
             return Err(Response::error(Some(id), removed(method)));
         }
-        if !server.offers(method) {
+        if !offers(server, method) {
             return Err(Response::error(
                 Some(id),
                 ErrorObject::method_not_found(method),
             ));
         }
-        if super::is_task_method(method) {
-            // The extension's gate comes before the params and any id lookup.
-            super::tasks::gate(&meta).map_err(|e| Response::error(Some(id.clone()), e))?;
-        }
         let params = params.map_err(|e| Response::error(Some(id.clone()), e))?;
+        if let Params::Wing(request) = params {
+            return wing_call(server, id, request, env);
+        }
+        if let Err(e) = server.wings().check(method, &meta, raw) {
+            return Err(Response::error(Some(id), e));
+        }
         let meta = Arc::new(meta);
-        let lists = &server.inner.lists;
+        let lists = server.lists();
         let body = match (method, params) {
             ("server/discover", _) => Ok(lists.discover.clone()),
-            ("tools/list", Params::List(p)) => server.list("tools", &lists.tools, p, method),
-            ("prompts/list", Params::List(p)) => server.list("prompts", &lists.prompts, p, method),
-            ("resources/list", Params::List(p)) => {
-                server.list("resources", &lists.resources, p, method)
-            }
+            ("tools/list", Params::List(p)) => list("tools", &lists.tools, p, method),
+            ("prompts/list", Params::List(p)) => list("prompts", &lists.prompts, p, method),
+            ("resources/list", Params::List(p)) => list("resources", &lists.resources, p, method),
             ("resources/templates/list", Params::List(p)) => {
-                server.list("templates", &lists.templates, p, method)
+                list("templates", &lists.templates, p, method)
             }
             ("tools/call", Params::Call(p)) => {
-                let (call, flow) = super::call::tool_call(p);
-                return Ok(Box::pin(server.answer_call(id, meta, call, flow, env)));
-            }
-            ("tasks/get" | "tasks/update" | "tasks/cancel", Params::Task(p)) => {
-                return Ok(Box::pin(server.task_method(id, method, p, env)));
+                let (call, flow) = call::tool_call(p);
+                return Ok(Box::pin(answer_call(server, id, meta, call, flow, env)));
             }
             ("prompts/get", Params::Prompt(p)) => {
-                let (call, flow) = super::call::prompt_call(p);
-                return Ok(Box::pin(server.answer_call(id, meta, call, flow, env)));
+                let (call, flow) = call::prompt_call(p);
+                return Ok(Box::pin(answer_call(server, id, meta, call, flow, env)));
             }
             ("resources/read", Params::Read(p)) => {
-                let (call, flow) = super::call::read_call(p);
-                return Ok(Box::pin(server.answer_call(id, meta, call, flow, env)));
+                let (call, flow) = call::read_call(p);
+                return Ok(Box::pin(answer_call(server, id, meta, call, flow, env)));
             }
             ("completion/complete", Params::Complete(p)) => {
                 return Ok(Box::pin(async move {
-                    let outcome = server.complete(id.clone(), meta, p, env).await?;
-                    Some(server.respond(id, outcome))
+                    let outcome =
+                        super::complete::complete(server, id.clone(), meta, p, env).await?;
+                    Some(respond(server, id, outcome))
                 }));
             }
             // The one-pass reader leaves this method's params raw.
             ("subscriptions/listen", _) => {
                 return Ok(Box::pin(async move {
-                    super::listen::listen(server, id, raw, &meta, env).await
+                    super::listen::listen(server, id, raw, env).await
                 }));
             }
             (m, _) => Err(ErrorObject::method_not_found(m)),
@@ -123,92 +124,65 @@ impl<'a> Prepared<'a> {
     }
 }
 
-impl Server {
-    /// Runs an MRTR-capable call and answers it as 2026-07-28 does.
-    async fn answer_call(
-        &self,
-        id: RequestId,
-        meta: Arc<RequestMeta>,
-        call: super::call::Call<'_>,
-        flow: super::round::FlowParams<'_>,
-        env: RequestEnv,
-    ) -> Option<Response> {
-        let outcome = self.run_call(id.clone(), meta, call, flow, env).await?;
-        Some(self.respond(id, outcome))
-    }
+/// A wing's method: what its decoding produced runs.
+fn wing_call<'s>(
+    server: &'s Server,
+    id: RequestId,
+    request: WingRequest<'_>,
+    env: RequestEnv,
+) -> Result<BoxFuture<'s, Option<Response>>, Response> {
+    let call = request
+        .call
+        .map_err(|e| Response::error(Some(id.clone()), e))?;
+    Ok(Box::pin(async move {
+        let outcome = call.run(server, id.clone(), env).await?;
+        Some(respond(server, id, outcome))
+    }))
+}
 
-    /// The 2026-07-28 answer to an outcome.
-    pub(crate) fn respond(&self, id: RequestId, outcome: Outcome) -> Response {
-        let asked = outcome.is_input_required();
-        let mut r = Response::with(id, outcome.render(&self.inner.info));
-        r.input_required = asked;
-        r
-    }
+/// Runs an MRTR-capable call and answers it as 2026-07-28 does.
+async fn answer_call(
+    server: &Server,
+    id: RequestId,
+    meta: Arc<RequestMeta>,
+    call: Call<'_>,
+    flow: FlowParams<'_>,
+    env: RequestEnv,
+) -> Option<Response> {
+    let outcome = call::run(server, id.clone(), meta, call, flow, env).await?;
+    Some(respond(server, id, outcome))
+}
 
-    /// Handles one message given as bytes (a line of stdio, a POST body). Returns the
-    /// response to send, if any: notifications and cancelled requests get none.
-    pub async fn handle_message(&self, bytes: &[u8], env: RequestEnv) -> Option<Response> {
-        match classify(bytes) {
-            Inbound::Malformed(m) => Some(Response::error(m.id, m.error)),
-            Inbound::Request { id, method, params } => match self.prepare(id, &method, params) {
-                Ok(prepared) => prepared.run(self, env).await,
-                Err(refused) => Some(refused),
-            },
-            Inbound::Notification { method, .. } => {
-                tracing::debug!(%method, "notification ignored");
-                None
-            }
-            Inbound::Response { id, .. } => {
-                tracing::warn!(
-                    ?id,
-                    "a response arrived but this server never sends requests"
-                );
-                None
-            }
-        }
-    }
+/// The 2026-07-28 answer to an outcome.
+pub(crate) fn respond(server: &Server, id: RequestId, outcome: Outcome) -> Response {
+    let asked = outcome.is_input_required();
+    let mut r = Response::with(id, outcome.render(server.info_arc()));
+    r.input_required = asked;
+    r
+}
 
-    /// Handles one request. `None` when it was cancelled (nothing may be sent then).
-    pub async fn handle(
-        &self,
-        id: RequestId,
-        method: &str,
-        params: Option<&RawValue>,
-        env: RequestEnv,
-    ) -> Option<Response> {
-        match self.prepare(id, method, Body::Raw(params)) {
-            Ok(prepared) => prepared.run(self, env).await,
-            Err(refused) => Some(refused),
-        }
+/// Methods this server answers (a capability it does not offer is an unknown method).
+fn offers(server: &Server, method: &str) -> bool {
+    let l = server.lists();
+    match method {
+        "server/discover" | "subscriptions/listen" => true,
+        "tools/list" | "tools/call" => l.tools.is_some(),
+        "prompts/list" | "prompts/get" => l.prompts.is_some(),
+        "resources/list" | "resources/templates/list" | "resources/read" => l.resources.is_some(),
+        "completion/complete" => server.routes().completions,
+        m => server.wings().serving(Era::Modern, m).is_some(),
     }
+}
 
-    /// Methods this server answers (a capability it does not offer is an unknown method).
-    fn offers(&self, method: &str) -> bool {
-        let l = &self.inner.lists;
-        match method {
-            "server/discover" | "subscriptions/listen" => true,
-            "tools/list" | "tools/call" => l.tools.is_some(),
-            "prompts/list" | "prompts/get" => l.prompts.is_some(),
-            "resources/list" | "resources/templates/list" | "resources/read" => {
-                l.resources.is_some()
-            }
-            "completion/complete" => self.inner.completions,
-            "tasks/get" | "tasks/update" | "tasks/cancel" => self.inner.tasks.is_some(),
-            _ => false,
-        }
-    }
-
-    fn list(
-        &self,
-        kind: &str,
-        pages: &Pages,
-        p: ListParams,
-        method: &str,
-    ) -> Result<Box<RawValue>, ErrorObject> {
-        let pages = pages
-            .as_ref()
-            .ok_or_else(|| ErrorObject::method_not_found(method))?;
-        let i = page_index(kind, p.cursor.as_deref(), pages.len())?;
-        Ok(pages[i].clone())
-    }
+fn list(
+    kind: &str,
+    pages: &Pages,
+    p: ListParams,
+    method: &str,
+) -> Result<Box<RawValue>, ErrorObject> {
+    let pages = pages
+        .as_ref()
+        .ok_or_else(|| ErrorObject::method_not_found(method))?;
+    let i = page_index(kind, p.cursor.as_deref(), pages.len())?;
+    Ok(pages[i].clone())
 }

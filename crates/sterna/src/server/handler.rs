@@ -29,13 +29,6 @@ pub trait Handler<A, R>: Send + Sync + 'static {
 
     /// Runs the handler.
     fn call(&self, ctx: Context, args: A) -> Self::Future;
-
-    /// Whether the handler declares its questions (`ask(..).run(..)`): a task tool then
-    /// asks them by MRTR on `tools/call` and creates the task once they are answered.
-    #[doc(hidden)]
-    fn declares_questions(&self) -> bool {
-        false
-    }
 }
 
 impl<F, Fut, A, R> Handler<A, R> for F
@@ -75,17 +68,13 @@ where
     type Future =
         Either<Ready<Result<R, HandlerError>>, Map<Fut, fn(R) -> Result<R, HandlerError>>>;
 
-    fn declares_questions(&self) -> bool {
-        true
-    }
-
     fn call(&self, ctx: Context, args: A) -> Self::Future {
         let answers = ctx
             .with_resolver(|r| self.plan.resolve(&args, r))
             .unwrap_or_else(|| Err(NeedsInput::new()));
-        if answers.is_ok() && ctx.phase() == super::context::Phase::BeforeTask {
-            // Everything is answered: the body runs in the task, not in this round.
-            ctx.mark_task_ready();
+        if answers.is_ok() && ctx.phase() == super::context::Phase::QuestionsOnly {
+            // Everything is answered: the body runs later, for whoever asked.
+            ctx.mark_answered();
             return Either::Left(ready(Err(NeedsInput::new().into())));
         }
         match answers {

@@ -24,31 +24,6 @@ struct ListenParams {
     notifications: SubscriptionFilter,
 }
 
-/// The tasks extension's member of the filter: `taskIds`. Task status is not pushed (the
-/// extension makes it optional): the acknowledgement accepts none, and asking without
-/// declaring the extension is `-32021`.
-#[derive(Deserialize)]
-struct TaskIds {
-    notifications: TaskFilter,
-}
-
-#[derive(Deserialize)]
-struct TaskFilter {
-    #[serde(rename = "taskIds", default)]
-    task_ids: Option<serde::de::IgnoredAny>,
-}
-
-fn check_task_ids(
-    raw: Option<&RawValue>,
-    meta: &sterna_types::meta::RequestMeta,
-) -> Result<(), ErrorObject> {
-    let asked = params::<TaskIds>(raw).is_ok_and(|p| p.notifications.task_ids.is_some());
-    if asked {
-        super::tasks::gate(meta)?;
-    }
-    Ok(())
-}
-
 fn wants(filter: &SubscriptionFilter, change: &Change) -> bool {
     match change {
         Change::ToolsListChanged => filter.tools_list_changed == Some(true),
@@ -95,7 +70,7 @@ fn notification<P: serde::Serialize>(method: &str, params: &P) -> Vec<u8> {
 
 /// Keeps only what this server can send: list changes of the lists it has.
 fn agreed(server: &Server, asked: SubscriptionFilter) -> SubscriptionFilter {
-    let lists = &server.inner.lists;
+    let lists = server.lists();
     let keep = |asked: Option<bool>, offered: bool| asked.filter(|&a| a && offered);
     SubscriptionFilter {
         tools_list_changed: keep(asked.tools_list_changed, lists.tools.is_some()),
@@ -111,12 +86,8 @@ pub(crate) async fn listen(
     server: &Server,
     id: RequestId,
     raw: Option<&RawValue>,
-    meta: &sterna_types::meta::RequestMeta,
     env: RequestEnv,
 ) -> Option<Response> {
-    if let Err(e) = check_task_ids(raw, meta) {
-        return Some(Response::error(Some(id), e));
-    }
     let p: ListenParams = match params(raw) {
         Ok(p) => p,
         Err(e) => return Some(Response::error(Some(id), e)),
@@ -128,7 +99,7 @@ pub(crate) async fn listen(
         ));
     };
     let filter = agreed(server, p.notifications);
-    let mut changes = server.inner.changes.subscribe();
+    let mut changes = server.changes().subscribe();
     let ack = SubscriptionsAcknowledgedParams {
         notifications: filter.clone(),
         meta: Some(NotificationMeta {
@@ -142,7 +113,7 @@ pub(crate) async fn listen(
             &ack,
         ))
         .await;
-    let closing = server.inner.closing.clone();
+    let closing = server.closing().clone();
     loop {
         tokio::select! {
             biased;
@@ -166,7 +137,7 @@ pub(crate) async fn listen(
     let result = SubscriptionsListenResult {
         result_type: ResultType::Complete,
         meta: ResultMeta {
-            server_info: Some(server.inner.info.clone()),
+            server_info: Some(server.info_arc().clone()),
             subscription_id: Some(id.clone()),
             ..ResultMeta::default()
         },

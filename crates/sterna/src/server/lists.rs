@@ -26,8 +26,6 @@ pub(crate) struct Lists {
     pub(crate) resources: Pages,
     pub(crate) templates: Pages,
     pub(crate) discover: Box<RawValue>,
-    /// The same, for 2025 sessions.
-    pub(crate) legacy: super::legacy::LegacyLists,
 }
 
 fn meta(info: &Arc<Implementation>) -> Option<ResultMeta> {
@@ -93,8 +91,6 @@ pub(crate) struct Catalog {
     pub(crate) resources: Vec<Resource>,
     pub(crate) templates: Vec<ResourceTemplate>,
     pub(crate) completions: bool,
-    /// A tool may run as a task: `server/discover` lists the tasks extension.
-    pub(crate) tasks: bool,
 }
 
 impl Catalog {
@@ -112,10 +108,6 @@ impl Catalog {
                 list_changed: Some(true),
             }),
             completions: self.completions.then(Default::default),
-            extensions: self.tasks.then(|| {
-                let ext = sterna_types::tasks::EXTENSION.to_owned();
-                [(ext, Default::default())].into_iter().collect()
-            }),
             ..ServerCapabilities::default()
         }
     }
@@ -134,13 +126,13 @@ impl Lists {
         instructions: Option<&str>,
         cache: (Duration, CacheScope),
         page_size: usize,
-        catalog: Catalog,
+        catalog: &Catalog,
+        capabilities: ServerCapabilities,
     ) -> Self {
         let hint = Hint {
             ttl: Some(cache.0.as_millis() as u64),
             scope: Some(cache.1),
         };
-        let capabilities = catalog.capabilities();
         let discover = render(&DiscoverResult {
             result_type: ResultType::Complete,
             // Both eras: 2026-07-28 per request, the legacy revisions through `initialize`.
@@ -170,13 +162,6 @@ impl Lists {
             templates: has_resources
                 .then(|| template_pages(info, hint, page_size, &catalog.templates)),
             discover,
-            // The tasks extension is a 2026-07-28 one: 2025-11-25 sessions never see it.
-            legacy: super::legacy::LegacyLists::build(
-                &catalog,
-                &capabilities,
-                instructions,
-                page_size,
-            ),
         }
     }
 }

@@ -36,7 +36,9 @@ mod round;
 pub(crate) mod target;
 pub(crate) mod tasks;
 mod tool;
+pub(crate) mod typemap;
 pub(crate) mod uri_template;
+pub(crate) mod wing;
 
 pub use crate::mirror::ParamKind;
 pub use builder::{NeedsKeys, ServerBuilder};
@@ -52,12 +54,9 @@ pub use resource::{AskingResource, Resource, ResourceBase, ResourceDef, Resource
 pub use response::Response;
 pub use tasks::{MemoryTaskStore, StoredTask, TaskStore, TaskStoreError, TaskSupport};
 pub use tool::{Asking, Tool, ToolDef};
+pub use wing::Era;
 
 pub use core::Server;
 pub(crate) use guard::log_panic;
 
-/// `tasks/get`, `tasks/update` or `tasks/cancel` (their `Mcp-Name` is the `taskId`).
-pub(crate) fn is_task_method(method: &str) -> bool {
-    request::TASK_METHODS.contains(&method)
-}
 pub use legacy::LegacyLimits;

@@ -171,6 +171,14 @@ impl Payload {
 }
 
 impl ExtReply {
+    /// A `complete` result with these members.
+    pub(crate) fn complete(members: Map<String, Value>) -> Self {
+        Self {
+            result_type: ResultType::Complete,
+            members,
+        }
+    }
+
     fn render_modern(
         mut self,
         info: &Arc<Implementation>,

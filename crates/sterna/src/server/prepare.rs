@@ -14,7 +14,9 @@ use super::inbound::Body;
 use super::request::{Params, REMOVED, invalid};
 use super::response::Response;
 use super::target::Target;
+use super::wing::Era;
 use serde_json::value::RawValue;
+use std::borrow::Cow;
 use sterna_types::error::{ErrorCode, ErrorObject};
 use sterna_types::jsonrpc::RequestId;
 use sterna_types::meta::RequestMeta;
@@ -27,7 +29,8 @@ pub(crate) struct Prepared<'a> {
     /// The decoded params, or why they could not be decoded (reported after the
     /// envelope checks, so those errors come first).
     pub(crate) params: Result<Params<'a>, ErrorObject>,
-    /// The raw params, for methods that read them later (`subscriptions/listen`).
+    /// The raw params, for methods that read them later (`subscriptions/listen`, the
+    /// methods of wings).
     pub(crate) raw: Option<&'a RawValue>,
 }
 
@@ -52,21 +55,36 @@ impl<'a> Prepared<'a> {
             .unwrap_or((None, None))
     }
 
-    /// The `taskId` of a `tasks/*` request, for its `Mcp-Name` check.
-    pub(crate) fn task_id(&self) -> Option<std::borrow::Cow<'_, str>> {
-        self.params.as_ref().ok().and_then(Params::task_id)
+    /// What `Mcp-Name` must equal: `None` when the method carries none; `Some(None)`
+    /// when it must, but the params name nothing.
+    pub(crate) fn mcp_name(&self) -> Option<Option<Cow<'_, str>>> {
+        match &self.params {
+            Ok(Params::Wing(w)) => w.name.as_ref().map(|n| n.as_deref().map(Cow::Borrowed)),
+            _ if matches!(self.method, "tools/call" | "prompts/get" | "resources/read") => {
+                Some(self.name_and_arguments().0.map(Cow::Borrowed))
+            }
+            _ => None,
+        }
     }
-}
 
-impl Server {
-    /// Reads `_meta` and the params of a request. `Err` is the answer when the request
-    /// cannot go further (params not an object, `_meta` missing or malformed).
-    pub(crate) fn prepare<'a>(
-        &self,
+    /// Reads `_meta` and the params of a request (a wing's method: decoded by the wing).
+    /// `Err` is the answer when the request cannot go further (params not an object,
+    /// `_meta` missing or malformed).
+    pub(crate) fn read(
+        server: &'a Server,
         id: RequestId,
         method: &'a str,
         body: Body<'a>,
-    ) -> Result<Prepared<'a>, Response> {
+    ) -> Result<Self, Response> {
+        let mut prepared = Self::decode(id, method, body)?;
+        if let Some(wing) = server.wings().serving(Era::Modern, method) {
+            let request = wing.decode(method, &prepared.meta, prepared.raw);
+            prepared.params = Ok(Params::Wing(request));
+        }
+        Ok(prepared)
+    }
+
+    fn decode(id: RequestId, method: &'a str, body: Body<'a>) -> Result<Self, Response> {
         let removed_method = REMOVED.contains(&method);
         let (params, meta, raw) = match body {
             Body::Decoded(p) => {

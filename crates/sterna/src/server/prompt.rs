@@ -218,3 +218,10 @@ fn prompt_arguments<A: JsonSchema>() -> Result<Vec<PromptArgument>, DefinitionEr
     }
     Ok(out)
 }
+
+impl PromptDef {
+    /// Declared questions change nothing for a prompt (only a tool's may be taken over).
+    pub(crate) fn declared(self) -> Self {
+        self
+    }
+}

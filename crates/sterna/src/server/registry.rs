@@ -1,30 +1,19 @@
 //! Registering tools, prompts and resources at build time: every check, and the wire
 //! descriptions the lists are rendered from.
 
-use super::core::{PromptEntry, ResourceEntry, TemplateEntry, ToolEntry};
+use super::core::{PromptEntry, ResourceEntry, Routes, TemplateEntry, ToolEntry};
 use super::lists::Catalog;
 use super::prompt::PromptDef;
 use super::resource::{ResourceDef, ResourceKind};
 use super::tool::ToolDef;
 use crate::definition::DefinitionError;
 use crate::error::BuildError;
-use std::collections::HashMap;
 use std::sync::Arc;
-
-/// What the server routes to.
-#[derive(Default)]
-pub(crate) struct Entries {
-    pub(crate) tools: HashMap<String, ToolEntry>,
-    pub(crate) prompts: HashMap<String, PromptEntry>,
-    pub(crate) resources: HashMap<String, ResourceEntry>,
-    pub(crate) templates: Vec<TemplateEntry>,
-    pub(crate) completions: bool,
-}
 
 /// Entries and their wire descriptions, built up one registration at a time.
 #[derive(Default)]
 pub(crate) struct Registry {
-    entries: Entries,
+    entries: Routes,
     catalog: Catalog,
 }
 
@@ -68,13 +57,13 @@ impl Registry {
             icons: def.tool.icons.clone(),
             meta: def.tool.meta.clone(),
         });
-        self.catalog.tasks |= def.tool.task != super::tasks::TaskSupport::Forbidden;
         let entry = ToolEntry {
             name: Arc::from(name.as_str()),
             handler: def.handler,
             single_use: def.tool.single_use,
             unsolicited: def.tool.unsolicited,
-            task: def.tool.task,
+            declared: def.declared,
+            settings: def.tool.settings,
             headers,
         };
         self.entries.tools.insert(name, entry);
@@ -166,7 +155,7 @@ impl Registry {
     }
 
     /// The entries, and the catalog the lists are rendered from.
-    pub(crate) fn finish(mut self) -> (Entries, Catalog) {
+    pub(crate) fn finish(mut self) -> (Routes, Catalog) {
         self.catalog.completions = self.entries.completions;
         (self.entries, self.catalog)
     }

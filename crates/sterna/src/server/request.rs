@@ -107,43 +107,23 @@ pub(crate) struct CompleteParams {
     pub(crate) context: Option<sterna_types::completion::CompletionContext>,
 }
 
-/// The params of `tasks/get`, `tasks/update` and `tasks/cancel` (`taskId` is checked
-/// once the extension's gate has passed, so a malformed one still gets `-32021` first).
-#[derive(Deserialize)]
-pub(crate) struct TaskParams<'a> {
-    #[serde(rename = "_meta", default)]
-    pub(crate) meta: Option<RequestMeta>,
-    #[serde(rename = "taskId", default, borrow)]
-    pub(crate) task_id: Option<&'a RawValue>,
-    #[serde(default, borrow, rename = "inputResponses")]
-    pub(crate) input_responses: RawField<'a>,
-}
-
-impl TaskParams<'_> {
-    /// `taskId` as a string (`None` when absent or not a string).
-    pub(crate) fn task_id(&self) -> Option<Cow<'_, str>> {
-        let raw = self.task_id?;
-        serde_json::from_str::<Cow<'_, str>>(raw.get()).ok()
-    }
-}
-
 /// The params of a request, decoded in one pass together with `_meta`.
 pub(crate) enum Params<'a> {
     Call(CallParams<'a>),
-    Task(TaskParams<'a>),
     Prompt(PromptParams<'a>),
     Read(ReadParams<'a>),
     Complete(CompleteParams),
     List(ListParams),
     /// Methods whose params are read later (or never).
     Other(MetaOnly),
+    /// A wing's method, decoded by the wing (once `_meta` was read).
+    Wing(super::wing::WingRequest<'a>),
 }
 
 /// Decodes the params of one kind of method (see [`RawMessage::parse_request_with`]).
 #[derive(Clone, Copy)]
 pub(crate) enum ParamsSeed {
     Call,
-    Task,
     Prompt,
     Read,
     Complete,
@@ -155,7 +135,6 @@ impl ParamsSeed {
     fn of(method: &str) -> Self {
         match method {
             "tools/call" => Self::Call,
-            "tasks/get" | "tasks/update" | "tasks/cancel" => Self::Task,
             "prompts/get" => Self::Prompt,
             "resources/read" => Self::Read,
             "completion/complete" => Self::Complete,
@@ -166,10 +145,14 @@ impl ParamsSeed {
         }
     }
 
-    /// The seed for the one-pass reader: every method but those that need their raw
-    /// params (`subscriptions/listen`) or answer before reading them (removed methods).
+    /// The seed for the one-pass reader: the core's methods whose params it reads at
+    /// once. Others keep their raw params: `subscriptions/listen`, the removed methods
+    /// (answered before reading them), and any other method (a wing's reads its own).
     pub(crate) fn fast(method: &str) -> Option<Self> {
-        (method != "subscriptions/listen" && !REMOVED.contains(&method)).then(|| Self::of(method))
+        match Self::of(method) {
+            Self::Other if method != "server/discover" => None,
+            seed => Some(seed),
+        }
     }
 }
 
@@ -179,7 +162,6 @@ impl<'de> serde::de::DeserializeSeed<'de> for ParamsSeed {
     fn deserialize<D: serde::Deserializer<'de>>(self, d: D) -> Result<Params<'de>, D::Error> {
         Ok(match self {
             Self::Call => Params::Call(Deserialize::deserialize(d)?),
-            Self::Task => Params::Task(Deserialize::deserialize(d)?),
             Self::Prompt => Params::Prompt(Deserialize::deserialize(d)?),
             Self::Read => Params::Read(Deserialize::deserialize(d)?),
             Self::Complete => Params::Complete(Deserialize::deserialize(d)?),
@@ -218,12 +200,12 @@ impl<'a> Params<'a> {
     ) -> (Result<Self, ErrorObject>, Result<RequestMeta, ErrorObject>) {
         let meta = match &mut self {
             Params::Call(p) => p.meta.take(),
-            Params::Task(p) => p.meta.take(),
             Params::Prompt(p) => p.meta.take(),
             Params::Read(p) => p.meta.take(),
             Params::Complete(p) => p.meta.take(),
             Params::List(p) => p.meta.take(),
             Params::Other(p) => p.meta.take(),
+            Params::Wing(_) => None,
         };
         (Ok(self), meta.ok_or_else(missing_meta))
     }
@@ -243,14 +225,6 @@ impl<'a> Params<'a> {
             _ => (None, None),
         }
     }
-
-    /// The `taskId` of a `tasks/*` request (the source of its `Mcp-Name`).
-    pub(crate) fn task_id(&self) -> Option<Cow<'_, str>> {
-        match self {
-            Params::Task(p) => p.task_id(),
-            _ => None,
-        }
-    }
 }
 
 pub(crate) fn params<'a, T: Deserialize<'a>>(raw: Option<&'a RawValue>) -> Result<T, ErrorObject> {
@@ -268,6 +242,3 @@ pub(crate) const REMOVED: &[&str] = &[
     "tasks/result",
     "tasks/list",
 ];
-
-/// The methods of the tasks extension (`-32601` on a server without task tools).
-pub(crate) const TASK_METHODS: &[&str] = &["tasks/get", "tasks/update", "tasks/cancel"];

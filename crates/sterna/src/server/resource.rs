@@ -377,3 +377,10 @@ where
         ))
     }
 }
+
+impl ResourceDef {
+    /// Declared questions change nothing for a resource (only a tool's may be taken over).
+    pub(crate) fn declared(self) -> Self {
+        self
+    }
+}

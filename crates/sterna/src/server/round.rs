@@ -55,6 +55,13 @@ impl<'a> Subject<'a> {
     }
 }
 
+/// How a round ended: with an outcome, or — resolving only declared questions — with
+/// every answer there.
+pub(crate) enum Resolved {
+    Asked(Outcome),
+    Answered(FlowState),
+}
+
 /// The MRTR members of a request: this round's answers and the state of the last round.
 pub(crate) struct FlowParams<'a> {
     pub(crate) input_responses: RawField<'a>,
@@ -173,23 +180,44 @@ impl<'s, 'a> Round<'s, 'a> {
         }
     }
 
-    /// Runs only a declarative tool's questions; the task is created once they are
-    /// answered (see [`Phase::BeforeTask`](super::context::Phase::BeforeTask)).
-    pub(crate) fn before_task(mut self) -> Self {
-        self.phase = super::context::Phase::BeforeTask;
-        self
-    }
-
     /// Runs the round. `None` when it was cancelled (nothing may be sent then).
     /// `start` decodes the arguments and starts the handler with its context.
-    pub(crate) async fn run<T, S>(mut self, start: S) -> Option<Outcome>
+    pub(crate) async fn run<T, S>(self, start: S) -> Option<Outcome>
+    where
+        T: Finalize,
+        S: FnOnce(Context) -> Result<BoxFuture<'static, Produced<T>>, ErrorObject>,
+    {
+        match self.go(start).await? {
+            Resolved::Asked(outcome) => Some(outcome),
+            Resolved::Answered(_) => {
+                tracing::error!("a round answered its questions outside questions-only mode");
+                Some(Outcome::Failed(
+                    ErrorObject::internal("Internal error").into(),
+                ))
+            }
+        }
+    }
+
+    /// Resolves only the declared questions of a declarative handler (its body does not
+    /// run): [`Resolved::Answered`] with the answers once every one is there, else the
+    /// questions as usual. `None` when it was cancelled.
+    pub(crate) async fn resolve_declared<T, S>(mut self, start: S) -> Option<Resolved>
+    where
+        T: Finalize,
+        S: FnOnce(Context) -> Result<BoxFuture<'static, Produced<T>>, ErrorObject>,
+    {
+        self.phase = super::context::Phase::QuestionsOnly;
+        self.go(start).await
+    }
+
+    async fn go<T, S>(mut self, start: S) -> Option<Resolved>
     where
         T: Finalize,
         S: FnOnce(Context) -> Result<BoxFuture<'static, Produced<T>>, ErrorObject>,
     {
         match self.open().await {
             Ok((fresh, prev)) => self.execute(fresh, prev, start).await,
-            Err(e) => Some(Outcome::Failed(e.into())),
+            Err(e) => Some(Resolved::Asked(Outcome::Failed(e.into()))),
         }
     }
 
@@ -206,7 +234,7 @@ impl<'s, 'a> Round<'s, 'a> {
             Some(StateIn::Sealed(token)) => token,
         };
         let digest = self.digest()?;
-        let cfg = &self.server.inner.state;
+        let cfg = self.server.state();
         let binding = self.binding(&digest);
         match cfg
             .open_flow(&binding, &token, self.subject.single_use)
@@ -238,7 +266,7 @@ impl<'s, 'a> Round<'s, 'a> {
         fresh: Map<String, Value>,
         prev: Option<FlowState>,
         start: S,
-    ) -> Option<Outcome>
+    ) -> Option<Resolved>
     where
         T: Finalize,
         S: FnOnce(Context) -> Result<BoxFuture<'static, Produced<T>>, ErrorObject>,
@@ -250,7 +278,7 @@ impl<'s, 'a> Round<'s, 'a> {
             self.subject.unsolicited,
         );
         let mut inner = CtxInner::request(
-            &self.server.inner.changes,
+            self.server.changes(),
             self.id.clone(),
             self.subject.method,
             self.subject.target.clone(),
@@ -263,51 +291,43 @@ impl<'s, 'a> Round<'s, 'a> {
         inner.phase = self.phase;
         *inner.resolver.get_mut().unwrap_or_else(|p| p.into_inner()) = Some(resolver);
         let ctx = Context::from_inner(inner);
+        let failed = |e: ErrorObject| Some(Resolved::Asked(Outcome::Failed(e.into())));
         let fut = match started(|| start(ctx.clone())) {
             Ok(f) => f,
-            Err(e) => return Some(Outcome::Failed(e.into())),
+            Err(e) => return failed(e),
         };
         let produced = match guarded(fut, &self.env.cancel).await? {
             Ok(p) => p,
-            Err(()) => {
-                return Some(Outcome::Failed(
-                    ErrorObject::internal("Internal error").into(),
-                ));
-            }
+            Err(()) => return failed(ErrorObject::internal("Internal error")),
         };
-        if ctx.task_ready() {
-            return Some(self.start_task(&ctx).await);
+        if ctx.answered() {
+            return Some(match self.answers(&ctx) {
+                Ok(flow) => Resolved::Answered(flow),
+                Err(e) => Resolved::Asked(Outcome::Failed(e.into())),
+            });
         }
-        Some(self.respond(&ctx, produced).await)
+        Some(Resolved::Asked(self.respond(&ctx, produced).await))
     }
 
-    /// Every declared question is answered: the task is created with those answers
-    /// (never a `requestState` again).
-    async fn start_task(&self, ctx: &Context) -> Outcome {
-        let internal = || Outcome::Failed(ErrorObject::internal("Internal error").into());
-        let Some(resolver) = ctx.take_resolver() else {
-            return internal();
-        };
+    /// Every declared question is answered (questions-only mode): the flow's answers,
+    /// for whoever takes over (never sealed into a `requestState` again).
+    fn answers(&self, ctx: &Context) -> Result<FlowState, ErrorObject> {
+        let resolver = ctx
+            .take_resolver()
+            .ok_or_else(|| ErrorObject::internal("Internal error"))?;
         let finished = resolver.finish();
         if let Some(e) = finished.fatal {
-            return Outcome::Failed(e.into());
+            return Err(e);
         }
-        let flow_id = self.flow_id.unwrap_or_else(new_flow_id);
-        let flow = FlowState {
-            flow_id,
+        Ok(FlowState {
+            flow_id: self.flow_id.unwrap_or_else(new_flow_id),
             round: 0,
             asked: Vec::new(),
             answers: finished.answers,
             app: ctx
                 .take_next_state()
                 .or_else(|| ctx.prev_state().map(<[u8]>::to_vec)),
-        };
-        let BindArgs::Tool(args) = self.subject.args else {
-            return internal();
-        };
-        self.server
-            .create_task(&self.env, &self.meta, &self.subject.target, args, flow)
-            .await
+        })
     }
 
     /// Respond: complete, or the open questions and the next state.
@@ -316,7 +336,7 @@ impl<'s, 'a> Round<'s, 'a> {
             // Results of requests that carried answers or state must not be cached.
             Some((Duration::ZERO, CacheScope::Private))
         } else {
-            Some(self.subject.cache.unwrap_or(self.server.inner.cache))
+            Some(self.subject.cache.unwrap_or(self.server.cache()))
         };
         let complete = |t: T| {
             Outcome::Complete(Completed {
@@ -354,7 +374,7 @@ impl<'s, 'a> Round<'s, 'a> {
 
     fn binding<'b>(&'b self, digest: &'b [u8; 32]) -> Binding<'b> {
         Binding {
-            audience: &self.server.inner.info.name,
+            audience: &self.server.info().name,
             principal: self.env.principal.id().unwrap_or(""),
             method: self.subject.method,
             target: &self.subject.target,
@@ -384,8 +404,7 @@ impl<'s, 'a> Round<'s, 'a> {
         let digest = self.digest()?;
         let sealed = self
             .server
-            .inner
-            .state
+            .state()
             .seal_flow(&self.binding(&digest), next)
             .await;
         let token = sealed.map_err(|e| self.seal_failed(e))?;

@@ -2,7 +2,7 @@
 
 use super::context::Context;
 use super::handler::{Handler, IntoToolResult, Produced};
-use super::tasks::TaskSupport;
+use super::typemap::TypeMap;
 use crate::definition::{ArgsError, DefinitionError, Unfit};
 use crate::mrtr::{First, Question};
 use futures_util::FutureExt;
@@ -39,7 +39,8 @@ pub struct Tool {
     pub(crate) single_use: bool,
     pub(crate) unsolicited: bool,
     pub(crate) schema: Option<Map<String, Value>>,
-    pub(crate) task: TaskSupport,
+    /// Settings wings keep on the tool (see [`Tool::task`]).
+    pub(crate) settings: TypeMap,
 }
 
 /// A tool with its handler, ready for [`ServerBuilder::tool`](crate::server::ServerBuilder::tool).
@@ -47,6 +48,8 @@ pub struct ToolDef {
     pub(crate) tool: Tool,
     pub(crate) input_schema: Result<Map<String, Value>, DefinitionError>,
     pub(crate) handler: Arc<dyn ErasedTool>,
+    /// Built with `ask(..).run(..)`: the questions are declared.
+    pub(crate) declared: bool,
 }
 
 impl std::fmt::Debug for ToolDef {
@@ -68,7 +71,7 @@ impl Tool {
             single_use: false,
             unsolicited: false,
             schema: None,
-            task: TaskSupport::Forbidden,
+            settings: TypeMap::default(),
         }
     }
 
@@ -133,20 +136,6 @@ impl Tool {
         self
     }
 
-    /// Lets the tool run as a task (the `io.modelcontextprotocol/tasks` extension):
-    /// the client gets a task handle at once and follows it with `tasks/get`.
-    ///
-    /// The same handler runs: a question it asks (`ctx.ask`, `ctx.elicit`, a low-level
-    /// `InputRequiredResult`) parks the task `input_required`, and the `tasks/update` that
-    /// answers it runs the handler again with every answer so far, exactly like an MRTR
-    /// retry. A declarative tool (`ask(..).run(..)`) asks its declared questions by MRTR
-    /// on the `tools/call` itself and creates the task once they are answered; its body
-    /// runs in the task.
-    pub fn task(mut self, support: TaskSupport) -> Self {
-        self.task = support;
-        self
-    }
-
     /// Sets the handler: `async fn(Context, Args) -> impl IntoToolResult`.
     pub fn handler<A, H, R>(self, handler: H) -> ToolDef
     where
@@ -169,6 +158,7 @@ impl Tool {
                 handler,
                 _p: PhantomData,
             }),
+            declared: false,
         }
     }
 
@@ -213,7 +203,16 @@ impl Tool {
             tool: self,
             input_schema: Err(reason),
             handler: Arc::new(Unusable),
+            declared: false,
         }
+    }
+}
+
+impl ToolDef {
+    /// Marks the questions as declared (`ask(..).run(..)`).
+    pub(crate) fn declared(mut self) -> Self {
+        self.declared = true;
+        self
     }
 }
 
@@ -225,11 +224,8 @@ pub(crate) trait ErasedTool: Send + Sync {
         args: Option<&RawValue>,
     ) -> Result<BoxFuture<'static, Produced<CallToolResult>>, ArgsError>;
 
-    /// Decodes the arguments only (a task checks them before it is created).
+    /// Decodes the arguments only (a wing taking the call over checks them first).
     fn check(&self, args: Option<&RawValue>) -> Result<(), ArgsError>;
-
-    /// The handler declares its questions (`ask(..).run(..)`).
-    fn declares_questions(&self) -> bool;
 }
 
 struct Typed<A, H, R> {
@@ -257,10 +253,6 @@ where
     fn check(&self, args: Option<&RawValue>) -> Result<(), ArgsError> {
         decode_args::<A>(args).map(drop)
     }
-
-    fn declares_questions(&self) -> bool {
-        self.handler.declares_questions()
-    }
 }
 
 struct Unusable;
@@ -276,10 +268,6 @@ impl ErasedTool for Unusable {
 
     fn check(&self, _: Option<&RawValue>) -> Result<(), ArgsError> {
         Err(ArgsError::Unusable)
-    }
-
-    fn declares_questions(&self) -> bool {
-        false
     }
 }
 

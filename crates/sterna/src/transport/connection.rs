@@ -8,7 +8,8 @@
 use crate::server::inbound::{
     Inbound, OwnedRequest, classify_envelope, has_modern_claim, legacy_change,
 };
-use crate::server::legacy::LegacySession;
+use crate::server::legacy::{Legacy, LegacySession};
+use crate::server::prepare::Prepared;
 use crate::server::{Notifier, RequestEnv, Response, Server, log_panic};
 use futures_util::FutureExt;
 use serde_json::value::RawValue;
@@ -134,7 +135,11 @@ impl Connection {
 
     /// `initialize` opens the legacy session of this connection.
     async fn initialize(&mut self, request: OwnedRequest) {
-        let answer = match self.server.initialize(request.params.as_deref()) {
+        let opened = match Legacy::of(&self.server) {
+            Some(era) => era.initialize(request.params.as_deref()),
+            None => Err(crate::server::prepare::removed("initialize")),
+        };
+        let answer = match opened {
             Ok((session, result)) => {
                 let session = Arc::new(session);
                 self.forwarding = Some(forward_changes(&self.server, &session, &self.tx));
@@ -212,12 +217,13 @@ async fn run(
     let id = request.id.clone();
     match era {
         Era::Legacy(session) => {
-            match server.decode_legacy(&request.method, request.params.as_deref()) {
-                Ok(decoded) => server.serve_legacy(&session, id, decoded, env).await,
+            let era = Legacy::of(server)?;
+            match era.decode(&request.method, request.params.as_deref()) {
+                Ok(decoded) => era.serve(&session, id, decoded, env).await,
                 Err(e) => Some(Response::error(Some(id), e)),
             }
         }
-        Era::Modern => match server.prepare(id, &request.method, request.body()) {
+        Era::Modern => match Prepared::read(server, id, &request.method, request.body()) {
             Ok(prepared) => prepared.run(server, env).await,
             Err(refused) => Some(refused),
         },

@@ -9,7 +9,7 @@ use crate::http::body::McpBody;
 use crate::http::caller::Caller;
 use crate::http::respond::{json, plain, rpc_error, sse_response};
 use crate::server::inbound::{Inbound, OwnedRequest, classify_envelope};
-use crate::server::legacy::{LegacyRequest, LegacySession, SessionRecord};
+use crate::server::legacy::{Legacy, LegacyRequest, LegacySession, SessionRecord};
 use crate::server::{Notifier, Principal, RequestEnv, Server};
 use bytes::Bytes;
 use http::{HeaderMap, HeaderValue, Response, StatusCode};
@@ -120,7 +120,13 @@ impl LegacyHttp {
         if request.method == "initialize" {
             return self.initialize(server, caller.principal, request).await;
         }
-        let decoded = match server.decode_legacy(&request.method, request.params.as_deref()) {
+        let Some(era) = Legacy::of(server) else {
+            return bad_request(
+                Some(&request.id),
+                "Bad Request: 2025-11-25 sessions are not served",
+            );
+        };
+        let decoded = match era.decode(&request.method, request.params.as_deref()) {
             Ok(d) => d,
             Err(e) => return rpc_error(StatusCode::OK, Some(&request.id), &e),
         };
@@ -165,7 +171,13 @@ impl LegacyHttp {
         principal: Principal,
         request: OwnedRequest,
     ) -> Response<McpBody> {
-        let (session, result) = match server.initialize(request.params.as_deref()) {
+        let Some(era) = Legacy::of(server) else {
+            return bad_request(
+                Some(&request.id),
+                "Bad Request: 2025-11-25 sessions are not served",
+            );
+        };
+        let (session, result) = match era.initialize(request.params.as_deref()) {
             Ok(opened) => opened,
             Err(e) => return rpc_error(StatusCode::OK, Some(&request.id), &e),
         };
@@ -295,7 +307,11 @@ impl Task {
             window,
             save,
         } = self;
-        let work = server.serve_legacy(&session, id.clone(), request, env);
+        let Some(era) = Legacy::of(&server) else {
+            live.release(&id);
+            return;
+        };
+        let work = era.serve(&session, id.clone(), request, env);
         tokio::pin!(work);
         let mut check = tokio::time::interval(window.max(std::time::Duration::from_millis(40)) / 4);
         let answer = loop {

@@ -46,26 +46,19 @@ fn pages<T: Clone + Serialize>(
 }
 
 impl LegacyLists {
-    /// The pages of every list the modern capabilities offer, and the `initialize`
-    /// capabilities (logging added: 2025 sessions have `logging/setLevel`; no
-    /// extensions: those of this server are 2026-07-28 ones).
+    /// The pages of every list the capabilities offer, and the `initialize` capabilities
+    /// (logging added: 2025 sessions have `logging/setLevel`).
     pub(crate) fn build(
         catalog: &Catalog,
-        modern: &ServerCapabilities,
+        caps: &ServerCapabilities,
         instructions: Option<&str>,
         size: usize,
     ) -> Self {
-        let resources = modern.resources.is_some();
+        let resources = caps.resources.is_some();
         Self {
-            tools: pages(
-                modern.tools.is_some(),
-                "tools",
-                "tools",
-                &catalog.tools,
-                size,
-            ),
+            tools: pages(caps.tools.is_some(), "tools", "tools", &catalog.tools, size),
             prompts: pages(
-                modern.prompts.is_some(),
+                caps.prompts.is_some(),
                 "prompts",
                 "prompts",
                 &catalog.prompts,
@@ -87,8 +80,7 @@ impl LegacyLists {
             ),
             capabilities: ServerCapabilities {
                 logging: Some(Default::default()),
-                extensions: None,
-                ..modern.clone()
+                ..caps.clone()
             },
             instructions: instructions.map(str::to_owned),
         }

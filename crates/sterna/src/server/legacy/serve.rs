@@ -6,11 +6,11 @@
 //! ([`LegacyRequest::target`]): there is no second reading of the bytes.
 
 use super::super::context::RequestEnv;
-use super::super::core::Server;
 use super::super::lists::page_index;
 use super::super::request::{CompleteParams, RawField, invalid};
 use super::super::response::Response;
 use super::super::target::Target;
+use super::Legacy;
 use super::render;
 use super::session::LegacySession;
 use super::shim::LegacyCall;
@@ -144,7 +144,7 @@ fn progress(meta: Option<Meta>) -> Option<ProgressToken> {
     meta.unwrap_or_default().progress_token
 }
 
-impl Server {
+impl Legacy<'_> {
     /// `initialize`: opens a legacy session. Returns it with the result to send.
     pub(crate) fn initialize(
         &self,
@@ -152,11 +152,12 @@ impl Server {
     ) -> Result<(LegacySession, Box<RawValue>), ErrorObject> {
         let params: InitializeParams = decode(params)?;
         let session = LegacySession::open(params);
+        let lists = &self.wing.lists;
         let result = InitializeResult {
             protocol_version: session.version.to_owned(),
-            capabilities: self.inner.lists.legacy.capabilities.clone(),
-            server_info: (*self.inner.info).clone(),
-            instructions: self.inner.lists.legacy.instructions.clone(),
+            capabilities: lists.capabilities.clone(),
+            server_info: self.server.info().clone(),
+            instructions: lists.instructions.clone(),
             meta: None,
         };
         Ok((session, to_raw_value(&result).expect("results serialize")))
@@ -164,12 +165,12 @@ impl Server {
 
     /// Decodes a request of a legacy session. `Err` is the error to answer it with (an
     /// unknown or unoffered method, unreadable params): such a request never runs.
-    pub(crate) fn decode_legacy(
+    pub(crate) fn decode(
         &self,
         method: &str,
         params: Option<&RawValue>,
     ) -> Result<LegacyRequest, ErrorObject> {
-        let lists = &self.inner.lists.legacy;
+        let lists = &self.wing.lists;
         let offered = |pages: &super::super::lists::Pages| pages.is_some();
         let list = |kind, pages| {
             if !offered(pages) {
@@ -203,7 +204,7 @@ impl Server {
                 call: LegacyCall::Resource { uri: p.uri },
                 progress: progress(p.meta),
             }),
-            "completion/complete" if self.inner.completions => {
+            "completion/complete" if self.server.routes().completions => {
                 decode::<CompleteIn>(params).map(|p| LegacyRequest::Complete(Box::new(p.into())))
             }
             "ping" => Ok(LegacyRequest::Ping),
@@ -229,7 +230,7 @@ impl Server {
     }
 
     /// Serves one decoded request of a legacy session. `None` when it was cancelled.
-    pub(crate) async fn serve_legacy(
+    pub(crate) async fn serve(
         &self,
         session: &LegacySession,
         id: RequestId,
@@ -239,11 +240,13 @@ impl Server {
         let answer = match request {
             LegacyRequest::Call { call, progress } => {
                 let meta = Arc::new(session.meta(progress));
-                return self.drive_legacy(session, id, &call, meta, env).await;
+                return self.drive(session, id, &call, meta, env).await;
             }
             LegacyRequest::Complete(p) => {
                 let meta = Arc::new(session.meta(None));
-                let outcome = self.complete(id.clone(), meta, *p, env).await?;
+                let outcome =
+                    super::super::complete::complete(self.server, id.clone(), meta, *p, env)
+                        .await?;
                 return Some(render::outcome(id, outcome));
             }
             LegacyRequest::Ping => Ok(empty()),
@@ -255,17 +258,13 @@ impl Server {
                 session.subscribe(&uri, on);
                 Ok(empty())
             }
-            LegacyRequest::List { kind, cursor } => self.legacy_page(kind, cursor.as_deref()),
+            LegacyRequest::List { kind, cursor } => self.page(kind, cursor.as_deref()),
         };
         Some(Response::with(id, answer))
     }
 
-    fn legacy_page(
-        &self,
-        kind: ListKind,
-        cursor: Option<&str>,
-    ) -> Result<Box<RawValue>, ErrorObject> {
-        let lists = &self.inner.lists.legacy;
+    fn page(&self, kind: ListKind, cursor: Option<&str>) -> Result<Box<RawValue>, ErrorObject> {
+        let lists = &self.wing.lists;
         let (pages, name) = match kind {
             ListKind::Tools => (&lists.tools, "tools"),
             ListKind::Prompts => (&lists.prompts, "prompts"),

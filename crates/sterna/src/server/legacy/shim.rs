@@ -3,14 +3,15 @@
 //! again with the answers and the state of the last round — kept here, in the session's
 //! memory, never sealed — until it completes.
 
-use super::super::call::Call;
+use super::super::call::{Call, run};
 use super::super::context::RequestEnv;
-use super::super::core::Server;
 use super::super::outcome::{Continuation, Outcome};
 use super::super::request::RawField;
 use super::super::response::Response;
 use super::super::round::{FlowParams, StateIn};
 use super::super::target::Target;
+use super::super::wing::EraSide;
+use super::Legacy;
 use super::pushes::PushFailure;
 use super::render;
 use super::session::LegacySession;
@@ -110,16 +111,35 @@ impl UrlIds {
     }
 
     /// The id issued for the URL question under `key`, if any.
-    pub(crate) fn get(&self, key: &str) -> Option<String> {
+    fn get(&self, key: &str) -> Option<String> {
         let map = self.0.lock().unwrap_or_else(|p| p.into_inner());
         map.get(key).cloned()
     }
 }
 
-impl Server {
+impl EraSide for UrlIds {
+    /// `notifications/elicitation/complete` with the `elicitationId` issued for `key`.
+    fn url_elicitation_complete(&self, key: &str) -> Option<Vec<u8>> {
+        let Some(id) = self.get(key) else {
+            tracing::debug!(
+                key,
+                "complete_url_elicitation: no URL question under this key"
+            );
+            return None;
+        };
+        let note = serde_json::json!({
+            "jsonrpc": "2.0",
+            "method": "notifications/elicitation/complete",
+            "params": { "elicitationId": id },
+        });
+        Some(serde_json::to_vec(&note).expect("notifications serialize"))
+    }
+}
+
+impl Legacy<'_> {
     /// Runs a `tools/call`, `prompts/get` or `resources/read` of a legacy session to the
     /// end, pushing each round's questions. `None` when it was cancelled.
-    pub(crate) async fn drive_legacy(
+    pub(crate) async fn drive(
         &self,
         session: &LegacySession,
         id: RequestId,
@@ -127,12 +147,12 @@ impl Server {
         meta: Arc<RequestMeta>,
         env: RequestEnv,
     ) -> Option<Response> {
-        let limits = self.inner.legacy;
+        let limits = self.wing.limits;
         let tool = matches!(call, LegacyCall::Tool { .. });
         let mut answers: Option<Box<RawValue>> = None;
         let mut state: Option<FlowState> = None;
         let urls = Arc::new(UrlIds::default());
-        let env = env.legacy_urls(urls.clone());
+        let env = env.era(urls.clone());
         for _ in 0..limits.max_rounds {
             let flow = FlowParams {
                 input_responses: answers
@@ -142,7 +162,7 @@ impl Server {
                 hold: true,
             };
             let outcome = self
-                .legacy_round(call, id.clone(), meta.clone(), flow, env.clone())
+                .round(call, id.clone(), meta.clone(), flow, env.clone())
                 .await?;
             let asked = match outcome {
                 Outcome::InputRequired(asked) => asked,
@@ -172,7 +192,7 @@ impl Server {
 
     /// One round through the same method code as 2026-07-28 requests, in a request span
     /// of its own (the flow id links the rounds).
-    async fn legacy_round(
+    async fn round(
         &self,
         call: &LegacyCall,
         id: RequestId,
@@ -183,10 +203,10 @@ impl Server {
         let call = call.as_call();
         let span = crate::trace::request_span(call.method(), call.target().name(), &meta);
         if span.is_disabled() {
-            return Box::pin(self.run_call(id, meta, call, flow, env)).await;
+            return Box::pin(run(self.server, id, meta, call, flow, env)).await;
         }
         env.span = crate::trace::RequestSpan(span.clone());
-        let round = Box::pin(self.run_call(id, meta, call, flow, env));
+        let round = Box::pin(run(self.server, id, meta, call, flow, env));
         crate::trace::traced(span, round).await
     }
 }

@@ -1,27 +1,16 @@
-//! Creating a task from a `tools/call`: the gate, the record, run 1, the handle.
+//! Creating a task from a `tools/call`: the plan (and the extension's gate), the record,
+//! run 1, the handle.
 
-use super::TaskSupport;
 use super::record::{TaskRecord, now_ms};
-use crate::server::context::RequestEnv;
+use super::{TaskSupport, Tasks};
 use crate::server::core::{Server, ToolEntry};
 use crate::server::outcome::{Completed, ExtReply, Outcome, Payload};
-use crate::state::FlowState;
-use serde_json::value::RawValue;
+use crate::server::wing::{TakeCall, ToolPlan};
 use std::collections::{BTreeMap, BTreeSet};
 use sterna_types::error::ErrorObject;
 use sterna_types::meta::RequestMeta;
 use sterna_types::result::ResultType;
 use sterna_types::tasks::{EXTENSION, TaskStatus};
-
-/// How a `tools/call` is served, given the tool and what this request declared.
-pub(crate) enum Mode {
-    /// As usual (not a task tool, or an optional one without the extension).
-    Call,
-    /// A task, created at once.
-    Task,
-    /// MRTR for the declared questions, then a task.
-    QuestionsThenTask,
-}
 
 /// `-32021` naming the extension.
 fn undeclared(what: &str) -> ErrorObject {
@@ -40,47 +29,45 @@ pub(crate) fn gate(meta: &RequestMeta) -> Result<(), ErrorObject> {
     }
 }
 
-/// Decides how a `tools/call` of `tool` is served (`-32021` for a task-only tool called
-/// without the extension, before its handler runs).
-pub(crate) fn mode(tool: &ToolEntry, meta: &RequestMeta) -> Result<Mode, ErrorObject> {
-    let declared = meta.client_capabilities.extension(EXTENSION);
-    match (tool.task, declared) {
+/// How a `tools/call` of `tool` is served, given what this request declared (`-32021`
+/// for a task-only tool called without the extension, before its handler runs). A
+/// 2025-11-25 session never gets a task: the extension is a 2026-07-28 one.
+pub(crate) fn plan(tool: &ToolEntry, meta: &RequestMeta) -> Result<ToolPlan, ErrorObject> {
+    let support = tool
+        .settings
+        .get::<TaskSupport>()
+        .copied()
+        .unwrap_or_default();
+    let modern = sterna_types::version::is_modern(&meta.protocol_version);
+    let declared = modern && meta.client_capabilities.extension(EXTENSION);
+    match (support, declared) {
         (TaskSupport::Required, false) => Err(undeclared(&format!("The tool {}", tool.name))),
-        (TaskSupport::Forbidden, _) | (TaskSupport::Optional, false) => Ok(Mode::Call),
-        (_, true) if tool.handler.declares_questions() => Ok(Mode::QuestionsThenTask),
-        (_, true) => Ok(Mode::Task),
+        (TaskSupport::Forbidden, _) | (TaskSupport::Optional, false) => Ok(ToolPlan::Run),
+        (_, true) if tool.declared => Ok(ToolPlan::AskThenTake),
+        (_, true) => Ok(ToolPlan::Take),
     }
 }
 
-impl Server {
-    /// Stores a new task for `tool` (with the answers of its MRTR phase in `flow`),
+impl Tasks {
+    /// Stores a new task for the tool of `take` (with the answers of its MRTR phase),
     /// starts its first run, and answers the handle. The record is in the store before
     /// the handle is returned, so a `tasks/get` right after it succeeds.
-    pub(crate) async fn create_task(
-        &self,
-        env: &RequestEnv,
-        meta: &RequestMeta,
-        tool: &str,
-        args: Option<&RawValue>,
-        flow: FlowState,
-    ) -> Outcome {
-        let Some(tasks) = &self.inner.tasks else {
-            return Outcome::Failed(ErrorObject::internal("Internal error").into());
-        };
+    pub(crate) async fn create(&self, server: &Server, take: TakeCall<'_>) -> Outcome {
         let now = now_ms();
+        let principal = &take.env.principal;
         let rec = TaskRecord {
-            audience: self.inner.info.name.clone(),
-            principal: env.principal.id().unwrap_or("").to_owned(),
-            tool: tool.to_owned(),
-            args: args.map(|a| a.get().to_owned()),
-            meta: meta.clone(),
+            audience: self.audience.clone(),
+            principal: principal.id().unwrap_or("").to_owned(),
+            tool: take.tool.name.to_string(),
+            args: take.args.map(|a| a.get().to_owned()),
+            meta: take.meta.clone(),
             status: TaskStatus::Working,
             message: None,
             created_ms: now,
             updated_ms: now,
-            ttl_ms: tasks.ttl.as_millis() as u64,
-            poll_ms: tasks.poll.as_millis() as u64,
-            flow,
+            ttl_ms: self.ttl.as_millis() as u64,
+            poll_ms: self.poll.as_millis() as u64,
+            flow: take.answers,
             outstanding: BTreeMap::new(),
             fresh: serde_json::Map::new(),
             issued: BTreeSet::new(),
@@ -88,12 +75,12 @@ impl Server {
             error: None,
             run: 1,
         };
-        let id = match tasks.insert(&rec).await {
+        let id = match self.insert(&rec).await {
             Ok(id) => id,
             Err(e) => return Outcome::Failed(e.into()),
         };
-        tracing::debug!(task = super::short(&id), tool, "task created");
-        self.start_run(id.clone(), 1, env.principal.clone());
+        tracing::debug!(task = super::short(&id), tool = %take.tool.name, "task created");
+        super::runner::start_run(server, id.clone(), 1, principal.clone());
         // The task's members sit flat in the result.
         let serde_json::Value::Object(members) =
             serde_json::to_value(rec.task(&id)).expect("tasks serialize")

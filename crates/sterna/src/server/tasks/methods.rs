@@ -1,112 +1,156 @@
-//! `tasks/get`, `tasks/update`, `tasks/cancel`. The extension's gate ran before
-//! (`dispatch.rs`); here: the params, then the lookup (every id that cannot be served
-//! gets the same `-32602`).
+//! `tasks/get`, `tasks/update`, `tasks/cancel`, decoded once by the wing: the
+//! extension's gate first, then the params; the decoded `taskId` is both what `Mcp-Name`
+//! must equal and what is looked up (every id that cannot be served gets the same
+//! `-32602`).
 
+use super::Tasks;
 use super::ops::not_found;
 use super::record::now_ms;
 use crate::server::context::RequestEnv;
 use crate::server::core::Server;
-use crate::server::request::TaskParams;
-use crate::server::response::Response;
-use serde_json::value::{RawValue, to_raw_value};
+use crate::server::outcome::{Completed, ExtReply, Outcome, Payload};
+use crate::server::request::RawField;
+use crate::server::wing::{WingCall, WingRequest};
+use futures_util::future::BoxFuture;
+use serde::Deserialize;
+use serde_json::value::RawValue;
+use serde_json::{Map, Value};
+use std::borrow::Cow;
 use sterna_types::error::ErrorObject;
 use sterna_types::jsonrpc::RequestId;
-use sterna_types::meta::ResultMeta;
-use sterna_types::result::{EmptyResult, ResultType};
-use sterna_types::tasks::GetTaskResult;
+use sterna_types::meta::RequestMeta;
 
-impl Server {
-    /// Serves one `tasks/*` request.
-    pub(crate) async fn task_method(
-        &self,
-        id: RequestId,
-        method: &str,
-        p: TaskParams<'_>,
+/// The params of `tasks/get`, `tasks/update` and `tasks/cancel` (`taskId` is checked
+/// once the extension's gate has passed, so a malformed one still gets `-32021` first).
+#[derive(Deserialize)]
+struct TaskParams<'a> {
+    #[serde(rename = "taskId", default, borrow)]
+    task_id: Option<&'a RawValue>,
+    #[serde(default, borrow, rename = "inputResponses")]
+    input_responses: RawField<'a>,
+}
+
+/// Which method.
+#[derive(Debug, Clone, Copy)]
+enum Method {
+    Get,
+    Update,
+    Cancel,
+}
+
+/// A decoded `tasks/*` request.
+struct TaskCall {
+    method: Method,
+    task: Option<String>,
+    answers: Result<Map<String, Value>, ErrorObject>,
+}
+
+/// Decodes a `tasks/*` request (after `_meta`).
+pub(super) fn decode<'a>(
+    method: &'a str,
+    meta: &RequestMeta,
+    params: Option<&'a RawValue>,
+) -> WingRequest<'a> {
+    let p = params.and_then(|raw| serde_json::from_str::<TaskParams<'a>>(raw.get()).ok());
+    let task: Option<Cow<'a, str>> = p
+        .as_ref()
+        .and_then(|p| p.task_id)
+        .and_then(|raw| serde_json::from_str::<Cow<'a, str>>(raw.get()).ok());
+    // The extension's gate comes before the params and any id lookup.
+    if let Err(e) = super::gate(meta) {
+        return WingRequest::named(task, Err(e));
+    }
+    let Some(p) = p else {
+        return WingRequest::named(task, Err(ErrorObject::invalid_params("Invalid params")));
+    };
+    let method = match method {
+        "tasks/get" => Method::Get,
+        "tasks/update" => Method::Update,
+        _ => Method::Cancel,
+    };
+    let call = TaskCall {
+        method,
+        task: task.as_deref().map(str::to_owned),
+        answers: crate::server::round::input_responses(&p.input_responses),
+    };
+    WingRequest::named(task, Ok(Box::new(call)))
+}
+
+impl WingCall for TaskCall {
+    fn run<'s>(
+        self: Box<Self>,
+        server: &'s Server,
+        _id: RequestId,
         env: RequestEnv,
-    ) -> Option<Response> {
-        let body = match p.task_id() {
-            None => Err(ErrorObject::invalid_params("taskId must be a string")),
-            Some(task) => match method {
-                "tasks/get" => self.get_task(&task, &env).await,
-                "tasks/update" => self.update_task(&task, &p, &env).await,
-                _ => self.cancel_task(&task, &env).await,
-            },
+    ) -> BoxFuture<'s, Option<Outcome>> {
+        Box::pin(async move {
+            let Some(tasks) = server.wings().get::<Tasks>() else {
+                return Some(Outcome::Failed(not_found().into()));
+            };
+            let reply = match self.task.as_deref() {
+                None => Err(ErrorObject::invalid_params("taskId must be a string")),
+                Some(task) => match self.method {
+                    Method::Get => tasks.get(task, &env).await,
+                    Method::Update => tasks.update(server, task, self.answers, &env).await,
+                    Method::Cancel => tasks.cancel(task, &env).await,
+                },
+            };
+            Some(match reply {
+                Ok(reply) => Outcome::Complete(Completed::new(Payload::Ext(reply))),
+                Err(e) => Outcome::Failed(e.into()),
+            })
+        })
+    }
+}
+
+fn principal_of(env: &RequestEnv) -> &str {
+    env.principal.id().unwrap_or("")
+}
+
+impl Tasks {
+    async fn get(&self, task: &str, env: &RequestEnv) -> Result<ExtReply, ErrorObject> {
+        let (rec, _) = self.find(task, &self.audience, principal_of(env)).await?;
+        let Value::Object(members) =
+            serde_json::to_value(rec.detailed(task)).expect("tasks serialize")
+        else {
+            unreachable!("a task serializes as an object")
         };
-        Some(Response::with(id, body))
+        Ok(ExtReply::complete(members))
     }
 
-    fn principal_of(env: &RequestEnv) -> &str {
-        env.principal.id().unwrap_or("")
-    }
-
-    async fn get_task(&self, task: &str, env: &RequestEnv) -> Result<Box<RawValue>, ErrorObject> {
-        let tasks = self.inner.tasks.as_ref().ok_or_else(not_found)?;
-        let audience = &self.inner.info.name;
-        let (rec, _) = tasks.find(task, audience, Self::principal_of(env)).await?;
-        let result = GetTaskResult {
-            result_type: ResultType::Complete,
-            task: rec.detailed(task),
-            meta: self.result_meta(),
-        };
-        Ok(to_raw_value(&result).expect("results serialize"))
-    }
-
-    async fn update_task(
+    async fn update(
         &self,
+        server: &Server,
         task: &str,
-        p: &TaskParams<'_>,
+        answers: Result<Map<String, Value>, ErrorObject>,
         env: &RequestEnv,
-    ) -> Result<Box<RawValue>, ErrorObject> {
-        let tasks = self.inner.tasks.as_ref().ok_or_else(not_found)?;
-        let responses = crate::server::round::input_responses(&p.input_responses)?;
-        let audience = &self.inner.info.name;
+    ) -> Result<ExtReply, ErrorObject> {
+        let responses = answers?;
         let now = now_ms();
-        let (rec, ready) = tasks
-            .modify(task, audience, Self::principal_of(env), |r| {
+        let (rec, ready) = self
+            .modify(task, &self.audience, principal_of(env), |r| {
                 r.answer(&responses, now)
             })
             .await?;
         if ready == Some(true) {
-            self.start_run(task.to_owned(), rec.run, env.principal.clone());
+            super::runner::start_run(server, task.to_owned(), rec.run, env.principal.clone());
         }
-        Ok(self.ack())
+        Ok(ExtReply::complete(Map::new()))
     }
 
-    async fn cancel_task(
-        &self,
-        task: &str,
-        env: &RequestEnv,
-    ) -> Result<Box<RawValue>, ErrorObject> {
-        let tasks = self.inner.tasks.as_ref().ok_or_else(not_found)?;
-        let audience = &self.inner.info.name;
+    async fn cancel(&self, task: &str, env: &RequestEnv) -> Result<ExtReply, ErrorObject> {
         let now = now_ms();
-        let (_, cancelled) = tasks
-            .modify(task, audience, Self::principal_of(env), |r| {
+        let (_, cancelled) = self
+            .modify(task, &self.audience, principal_of(env), |r| {
                 r.cancel(now).then_some(())
             })
             .await?;
         if cancelled.is_some() {
             tracing::debug!(task = super::short(task), "task cancelled");
-            if let Some((_, token)) = tasks.running().get(task) {
+            if let Some((_, token)) = self.running().get(task) {
                 token.cancel();
             }
         }
-        Ok(self.ack())
-    }
-
-    fn result_meta(&self) -> Option<ResultMeta> {
-        Some(ResultMeta {
-            server_info: Some(self.inner.info.clone()),
-            ..ResultMeta::default()
-        })
-    }
-
-    /// The empty acknowledgement of `tasks/update` and `tasks/cancel`.
-    fn ack(&self) -> Box<RawValue> {
-        let ack = EmptyResult {
-            result_type: ResultType::Complete,
-            meta: self.result_meta(),
-        };
-        to_raw_value(&ack).expect("results serialize")
+        Ok(ExtReply::complete(Map::new()))
     }
 }

@@ -14,28 +14,27 @@ mod methods;
 mod ops;
 pub(crate) mod record;
 mod runner;
+mod settings;
 mod store;
 
-pub(crate) use create::{Mode, gate, mode};
+pub use settings::TaskSupport;
 pub use store::{MemoryTaskStore, StoredTask, TaskStore, TaskStoreError};
+
+use super::core::{Routes, Server, ToolEntry};
+use super::outcome::Outcome;
+use super::typemap::TypeMap;
+use super::wing::{Era, TakeCall, ToolPlan, Wing, WingRequest, Wings};
+use crate::state::StateConfig;
+use futures_util::future::BoxFuture;
+use serde_json::value::RawValue;
+use sterna_types::capabilities::ServerCapabilities;
+use sterna_types::error::ErrorObject;
+use sterna_types::meta::{Implementation, RequestMeta};
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 use tokio_util::sync::CancellationToken;
-
-/// Whether a tool may run as a task (see [`Tool::task`](crate::server::Tool::task)).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-#[non_exhaustive]
-pub enum TaskSupport {
-    /// Never a task (the default).
-    #[default]
-    Forbidden,
-    /// A task when the request declared the extension; otherwise it runs synchronously.
-    Optional,
-    /// Always a task: a request that did not declare the extension gets `-32021`.
-    Required,
-}
 
 /// The server's tasks: where they are stored, their lifetimes, the runs in this process.
 pub(crate) struct Tasks {
@@ -90,4 +89,94 @@ impl Tasks {
 /// The log-safe form of a task id (its first characters: the id is a bearer handle).
 pub(crate) fn short(id: &str) -> &str {
     id.get(..6).unwrap_or("?")
+}
+
+/// The methods the extension adds (2026-07-28 only).
+const METHODS: &[&str] = &["tasks/get", "tasks/update", "tasks/cancel"];
+
+pub(crate) use create::gate;
+
+/// Adds the tasks wing when some tool may run as a task.
+pub(crate) fn register(
+    wings: &mut Wings,
+    settings: &TypeMap,
+    routes: &Routes,
+    state: &StateConfig,
+    info: &std::sync::Arc<Implementation>,
+) {
+    let wanted = routes.tools.values().any(|t| {
+        t.settings
+            .get::<TaskSupport>()
+            .is_some_and(|s| *s != TaskSupport::Forbidden)
+    });
+    if !wanted {
+        return;
+    }
+    let options = settings
+        .get::<settings::TaskOptions>()
+        .cloned()
+        .unwrap_or_default();
+    let store = options
+        .store
+        .unwrap_or_else(|| std::sync::Arc::new(MemoryTaskStore::default()));
+    wings.add(Tasks::new(
+        store,
+        state.keys.clone(),
+        info.name.clone(),
+        options.ttl,
+        options.poll,
+    ));
+}
+
+impl Wing for Tasks {
+    fn capabilities(&self, era: Era, caps: &mut ServerCapabilities) {
+        // A 2026-07-28 extension: 2025-11-25 sessions never see it.
+        if era == Era::Modern {
+            let ext = sterna_types::tasks::EXTENSION.to_owned();
+            caps.extensions
+                .get_or_insert_with(Default::default)
+                .insert(ext, Default::default());
+        }
+    }
+
+    fn methods(&self, era: Era) -> &'static [&'static str] {
+        match era {
+            Era::Modern => METHODS,
+            _ => &[],
+        }
+    }
+
+    fn decode<'a>(
+        &'a self,
+        method: &'a str,
+        meta: &RequestMeta,
+        params: Option<&'a RawValue>,
+    ) -> WingRequest<'a> {
+        methods::decode(method, meta, params)
+    }
+
+    fn check(
+        &self,
+        method: &str,
+        meta: &RequestMeta,
+        params: Option<&RawValue>,
+    ) -> Result<(), ErrorObject> {
+        settings::check_listen(method, meta, params)
+    }
+
+    fn plan_tool_call(
+        &self,
+        tool: &ToolEntry,
+        meta: &RequestMeta,
+    ) -> Result<ToolPlan, ErrorObject> {
+        create::plan(tool, meta)
+    }
+
+    fn take_tool_call<'a>(
+        &'a self,
+        server: &'a Server,
+        take: TakeCall<'a>,
+    ) -> BoxFuture<'a, Outcome> {
+        Box::pin(self.create(server, take))
+    }
 }

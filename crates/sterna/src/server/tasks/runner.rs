@@ -6,7 +6,7 @@
 use super::record::{Ending, TaskRecord, now_ms};
 use super::{Tasks, short};
 use crate::mrtr::Resolver;
-use crate::server::context::{Context, Inner as CtxInner, Phase, RequestEnv};
+use crate::server::context::{Context, Inner as CtxInner, RequestEnv};
 use crate::server::core::Server;
 use crate::server::finalize::Finalize;
 use crate::server::guard::{guarded, started};
@@ -22,15 +22,24 @@ use sterna_types::tasks::TaskStatus;
 use sterna_types::tools::CallToolResult;
 use tokio_util::sync::CancellationToken;
 
-impl Server {
-    /// Starts run `run` of task `id` in the background.
-    pub(crate) fn start_run(&self, id: String, run: u64, principal: Principal) {
-        let server = self.clone();
-        tokio::spawn(async move { server.run_task(id, run, principal).await });
-    }
+/// Starts run `run` of task `id` in the background.
+pub(crate) fn start_run(server: &Server, id: String, run: u64, principal: Principal) {
+    let server = server.clone();
+    tokio::spawn(async move {
+        Runner { server: &server }
+            .run_task(id, run, principal)
+            .await
+    });
+}
 
+/// Runs of tasks, for one server.
+struct Runner<'s> {
+    server: &'s Server,
+}
+
+impl Runner<'_> {
     async fn run_task(self, id: String, run: u64, principal: Principal) {
-        let Some(tasks) = &self.inner.tasks else {
+        let Some(tasks) = self.server.wings().get::<Tasks>() else {
             return;
         };
         // Registered before the record is read, so a cancel never falls in between.
@@ -79,7 +88,7 @@ impl Server {
         principal: Principal,
         token: &CancellationToken,
     ) -> Option<Ending> {
-        let Some(tool) = self.inner.tools.get(&rec.tool) else {
+        let Some(tool) = self.server.tool(&rec.tool) else {
             return Some(Ending::Failed(ErrorObject::internal(
                 "The tool is not served any more",
             )));
@@ -88,7 +97,7 @@ impl Server {
         let env = RequestEnv::new().principal(principal).cancel(token.clone());
         let rid = RequestId::String(format!("task-{}-{}", short(id), rec.run));
         let mut inner = CtxInner::request(
-            &self.inner.changes,
+            self.server.changes(),
             rid,
             "tools/call",
             tool.name.clone(),
@@ -97,7 +106,6 @@ impl Server {
         );
         inner.round = u32::try_from(rec.run).unwrap_or(u32::MAX);
         inner.prev_app = rec.flow.app.clone();
-        inner.phase = Phase::Task;
         let resolver = Resolver::new(meta, rec.fresh.clone(), Some(&rec.flow), false);
         *inner.resolver.get_mut().unwrap_or_else(|p| p.into_inner()) = Some(resolver);
         let ctx = Context::from_inner(inner);
@@ -141,7 +149,7 @@ impl Server {
     ) -> Ending {
         let complete = |t: CallToolResult| {
             let mut payload = Payload::Tool(t);
-            payload.stamp_modern(&self.inner.info, None);
+            payload.stamp_modern(self.server.info_arc(), None);
             let Payload::Tool(t) = payload else {
                 unreachable!("stamping keeps the kind")
             };

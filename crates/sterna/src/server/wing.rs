@@ -1,0 +1,234 @@
+//! The seam eras and extensions plug into: a [`Wing`] wraps the core without changing it.
+//!
+//! A wing may add:
+//! * **methods** ([`Wing::methods`]), per era: it decodes their requests itself
+//!   ([`Wing::decode`], one reading: the decoded value names its `Mcp-Name` and is what
+//!   runs) and answers them with an [`Outcome`] the era renders;
+//! * **capabilities** ([`Wing::capabilities`]): its entry under `extensions`, or a
+//!   capability it needs (`resources` …), per era — `server/discover` and `initialize`
+//!   show them;
+//! * **hooks around a call**: a check before a core method runs ([`Wing::check`]), and a
+//!   plan for `tools/call` ([`Wing::plan_tool_call`]: run as usual, or taken over by the
+//!   wing, possibly once the tool's declared questions are answered by MRTR);
+//! * **state of its own** ([`Wings::get`]) and settings on tools and on the builder (the
+//!   type maps of [`Tool`](super::Tool) and [`ServerBuilder`](super::ServerBuilder)).
+//!
+//! A wing may **not** touch the core's routing tables, the sealing of `requestState`, the
+//! round (open → resolve → run → seal), or what a core method answers. An era is a wing
+//! around the transports as well: it decodes its own requests, runs the core's methods
+//! through the same calls, and renders each [`Outcome`] its way.
+
+use super::context::RequestEnv;
+use super::core::{Server, ToolEntry};
+use super::outcome::Outcome;
+use super::typemap::TypeMap;
+use crate::state::FlowState;
+use futures_util::future::BoxFuture;
+use serde_json::value::RawValue;
+use std::any::Any;
+use std::borrow::Cow;
+use std::sync::Arc;
+use sterna_types::capabilities::ServerCapabilities;
+use sterna_types::error::ErrorObject;
+use sterna_types::jsonrpc::RequestId;
+use sterna_types::meta::RequestMeta;
+
+/// The protocol era a request belongs to.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum Era {
+    /// 2026-07-28: every request carries its own `_meta`; no session.
+    Modern,
+    /// 2025-11-25 and earlier: `initialize`, then a session.
+    Legacy,
+}
+
+/// An era or extension around the core. Every hook has a neutral default.
+pub(crate) trait Wing: Any + Send + Sync {
+    /// Adds what this wing declares, for clients of `era`.
+    fn capabilities(&self, _era: Era, _caps: &mut ServerCapabilities) {}
+
+    /// The methods this wing serves to clients of `era`.
+    fn methods(&self, _era: Era) -> &'static [&'static str] {
+        &[]
+    }
+
+    /// Decodes a request of one of its methods (`_meta` already read). Called only for
+    /// the methods it listed.
+    fn decode<'a>(
+        &'a self,
+        method: &'a str,
+        _meta: &RequestMeta,
+        _params: Option<&'a RawValue>,
+    ) -> WingRequest<'a> {
+        WingRequest::unnamed(Err(ErrorObject::method_not_found(method)))
+    }
+
+    /// May refuse a request of a core method before it runs (a member of its params this
+    /// wing owns, for instance).
+    fn check(
+        &self,
+        _method: &str,
+        _meta: &RequestMeta,
+        _params: Option<&RawValue>,
+    ) -> Result<(), ErrorObject> {
+        Ok(())
+    }
+
+    /// How a `tools/call` of `tool` is served (`-32xxx` refuses it before it runs).
+    fn plan_tool_call(
+        &self,
+        _tool: &ToolEntry,
+        _meta: &RequestMeta,
+    ) -> Result<ToolPlan, ErrorObject> {
+        Ok(ToolPlan::Run)
+    }
+
+    /// Takes over a `tools/call` its plan claimed.
+    fn take_tool_call<'a>(
+        &'a self,
+        _server: &'a Server,
+        take: TakeCall<'a>,
+    ) -> BoxFuture<'a, Outcome> {
+        let _ = take;
+        Box::pin(async { Outcome::Failed(ErrorObject::internal("Internal error").into()) })
+    }
+}
+
+/// What the era a request came in on does beyond the core, on a handler's behalf.
+pub(crate) trait EraSide: Send + Sync + std::fmt::Debug {
+    /// The notification telling the client that the out-of-band step of the URL
+    /// question under `key` is done (`None`: this era has none, or no such question).
+    fn url_elicitation_complete(&self, key: &str) -> Option<Vec<u8>>;
+}
+
+/// How a `tools/call` is served.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum ToolPlan {
+    /// As usual: a round of the tool.
+    Run,
+    /// Taken over by the wing at once (its arguments checked first).
+    Take,
+    /// The tool's declared questions first (by MRTR); once every one is answered, the
+    /// wing takes over with the answers.
+    AskThenTake,
+}
+
+/// A `tools/call` a wing takes over.
+pub(crate) struct TakeCall<'a> {
+    pub(crate) env: &'a RequestEnv,
+    pub(crate) meta: &'a RequestMeta,
+    pub(crate) tool: &'a ToolEntry,
+    pub(crate) args: Option<&'a RawValue>,
+    /// The answers of the declared questions ([`ToolPlan::AskThenTake`]), else empty.
+    pub(crate) answers: FlowState,
+}
+
+/// A request of a wing's method, as the wing decoded it.
+pub(crate) struct WingRequest<'a> {
+    /// The method carries `Mcp-Name` (2026-07-28), and this is the value it must equal.
+    pub(crate) name: Option<Option<Cow<'a, str>>>,
+    /// What runs, or why it cannot (answered after the envelope checks).
+    pub(crate) call: Result<Box<dyn WingCall>, ErrorObject>,
+}
+
+impl<'a> WingRequest<'a> {
+    /// A request of a method without `Mcp-Name`.
+    pub(crate) fn unnamed(call: Result<Box<dyn WingCall>, ErrorObject>) -> Self {
+        Self { name: None, call }
+    }
+
+    /// A request of a method whose `Mcp-Name` must equal `name` (absent: the header is
+    /// still required, and any value mismatches).
+    pub(crate) fn named(
+        name: Option<Cow<'a, str>>,
+        call: Result<Box<dyn WingCall>, ErrorObject>,
+    ) -> Self {
+        Self {
+            name: Some(name),
+            call,
+        }
+    }
+}
+
+/// A decoded request of a wing's method, ready to run.
+pub(crate) trait WingCall: Send {
+    /// Runs it. `None` when it was cancelled.
+    fn run<'s>(
+        self: Box<Self>,
+        server: &'s Server,
+        id: RequestId,
+        env: RequestEnv,
+    ) -> BoxFuture<'s, Option<Outcome>>;
+}
+
+/// The wings of a server, in the order they were added.
+#[derive(Default, Clone)]
+pub(crate) struct Wings {
+    list: Vec<Arc<dyn Wing>>,
+    by_type: TypeMap,
+}
+
+impl std::fmt::Debug for Wings {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Wings")
+            .field("count", &self.list.len())
+            .finish()
+    }
+}
+
+impl Wings {
+    /// Adds a wing.
+    pub(crate) fn add<W: Wing>(&mut self, wing: W) {
+        let wing = Arc::new(wing);
+        self.by_type.insert_arc(wing.clone());
+        self.list.push(wing);
+    }
+
+    /// The wing of type `W`, if added.
+    pub(crate) fn get<W: Wing>(&self) -> Option<&W> {
+        self.by_type.get::<W>()
+    }
+
+    /// The wing serving `method` to clients of `era`.
+    pub(crate) fn serving(&self, era: Era, method: &str) -> Option<&dyn Wing> {
+        self.list
+            .iter()
+            .find(|w| w.methods(era).contains(&method))
+            .map(|w| &**w)
+    }
+
+    /// What every wing declares for `era`.
+    pub(crate) fn capabilities(&self, era: Era, caps: &mut ServerCapabilities) {
+        for w in &self.list {
+            w.capabilities(era, caps);
+        }
+    }
+
+    /// Every wing's check of a core method's request.
+    pub(crate) fn check(
+        &self,
+        method: &str,
+        meta: &RequestMeta,
+        params: Option<&RawValue>,
+    ) -> Result<(), ErrorObject> {
+        self.list
+            .iter()
+            .try_for_each(|w| w.check(method, meta, params))
+    }
+
+    /// The first plan other than [`ToolPlan::Run`], and the wing that made it.
+    pub(crate) fn plan_tool_call(
+        &self,
+        tool: &ToolEntry,
+        meta: &RequestMeta,
+    ) -> Result<Option<(ToolPlan, &dyn Wing)>, ErrorObject> {
+        for w in &self.list {
+            match w.plan_tool_call(tool, meta)? {
+                ToolPlan::Run => {}
+                plan => return Ok(Some((plan, &**w))),
+            }
+        }
+        Ok(None)
+    }
+}
