@@ -20,6 +20,7 @@ pub mod auth;
 mod body;
 mod caller;
 mod config;
+mod era;
 mod headers;
 pub mod layers;
 mod legacy;
@@ -37,3 +38,11 @@ pub use legacy::{
 };
 pub use serve::HttpServer;
 pub use service::{McpService, ResponseFuture};
+
+/// The eras served over HTTP besides 2026-07-28 (the seam's registration).
+fn eras(config: &HttpConfig) -> Option<Box<dyn era::HttpEra>> {
+    Some(Box::new(legacy::LegacyHttp::new(
+        config.sessions.clone(),
+        config.keep_alive,
+    )))
+}

@@ -5,12 +5,12 @@
 use super::body::{Final, McpBody};
 use super::caller::Caller;
 use super::config::HttpConfig;
+use super::era::HttpEra;
 use super::headers;
 use super::layers::{
     AcceptLayer, AcceptService, Accepts, BodyLimitLayer, BodyLimitService, ContentTypeLayer,
     ContentTypeService, Deadline, OriginLayer, OriginService,
 };
-use super::legacy::LegacyHttp;
 use super::respond::{Done, json, plain, rpc_error, sse_response, status_of};
 use crate::server::inbound::{
     Body as Params, Inbound, classify, classify_envelope, has_modern_claim,
@@ -71,7 +71,7 @@ impl McpService {
     pub fn new(server: Server, config: HttpConfig) -> Self {
         let shared = Arc::new(Shared {
             server: server.clone(),
-            legacy: LegacyHttp::new(config.sessions.clone(), config.keep_alive),
+            era: super::eras(&config),
             keep_alive: config.keep_alive,
             timeout: config.timeout,
         });
@@ -93,17 +93,10 @@ impl McpService {
         &self.server
     }
 
-    /// Hands this replica an event another replica published about a 2025-11-25
-    /// session (see [`SessionBus`](super::SessionBus)).
-    pub fn deliver(&self, event: super::SessionEvent) {
-        self.shared.legacy.deliver(event);
-    }
-
-    /// How many 2025-11-25 sessions this process holds live state for (requests,
-    /// streams, pushes): a gauge for monitoring, and for tests that check abandoned
-    /// sessions are released.
-    pub fn live_sessions(&self) -> usize {
-        self.shared.legacy.live_sessions()
+    /// The era of type `E` this endpoint serves besides 2026-07-28, if any.
+    pub(crate) fn era<E: HttpEra>(&self) -> Option<&E> {
+        let era: &dyn std::any::Any = self.shared.era.as_deref()?;
+        era.downcast_ref()
     }
 }
 
@@ -171,7 +164,8 @@ struct Endpoint {
 
 struct Shared {
     server: Server,
-    legacy: LegacyHttp,
+    /// The era answering what 2026-07-28 does not (sessions of 2025-11-25).
+    era: Option<Box<dyn HttpEra>>,
     keep_alive: std::time::Duration,
     /// Applied to the whole of each request (not `subscriptions/listen`).
     timeout: Option<std::time::Duration>,
@@ -205,28 +199,20 @@ struct Incoming {
 }
 
 impl Shared {
-    async fn serve<B>(&self, req: Request<Limited<B>>) -> Response<McpBody>
+    async fn serve<B>(self: &Arc<Self>, req: Request<Limited<B>>) -> Response<McpBody>
     where
         B: Body<Data = Bytes> + Send + 'static,
         B::Error: Into<BoxError>,
     {
         let (mut parts, body) = req.into_parts();
         let caller = Caller::take(&mut parts.extensions);
-        match parts.method {
-            Method::POST => {}
-            Method::GET => {
-                return self
-                    .legacy
-                    .get(&self.server, &parts.headers, caller.principal)
-                    .await;
+        match (&parts.method, &self.era) {
+            (&Method::POST, _) => {}
+            (&Method::GET, Some(era)) => {
+                return era.get(&self.server, &parts.headers, caller).await;
             }
-            Method::DELETE => return self.legacy.delete(&parts.headers, caller.principal).await,
-            _ => {
-                let mut r = plain(StatusCode::METHOD_NOT_ALLOWED);
-                r.headers_mut()
-                    .insert(ALLOW, HeaderValue::from_static("GET, POST, DELETE"));
-                return r;
-            }
+            (&Method::DELETE, Some(era)) => return era.delete(&parts.headers, caller).await,
+            _ => return self.not_allowed(),
         }
         let bytes = match read_body(body).await {
             Ok(b) => b,
@@ -236,13 +222,6 @@ impl Shared {
             }
             Err(BodyError::Broken) => return plain(StatusCode::BAD_REQUEST),
         };
-        if !is_modern(&parts.headers, &bytes) {
-            let headers = &parts.headers;
-            return self
-                .legacy
-                .post(&self.server, headers, caller, &bytes)
-                .await;
-        }
         let incoming = Incoming {
             accepts: Accepts::of(&parts.headers),
             caller,
@@ -250,6 +229,19 @@ impl Shared {
             headers: parts.headers,
         };
         self.run(incoming, bytes).await
+    }
+
+    /// `405` with the methods this endpoint answers.
+    fn not_allowed(&self) -> Response<McpBody> {
+        let allow = if self.era.is_some() {
+            "GET, POST, DELETE"
+        } else {
+            "POST"
+        };
+        let mut r = plain(StatusCode::METHOD_NOT_ALLOWED);
+        r.headers_mut()
+            .insert(ALLOW, HeaderValue::from_static(allow));
+        r
     }
 
     /// The earlier of the configured timeout and a deadline set in front of the endpoint.
@@ -266,19 +258,19 @@ impl Shared {
     /// Runs the message; answers JSON, or SSE once the handler sends a notification.
     /// Everything happens inside one future, so a client that goes away (hyper drops
     /// it) cancels the request.
-    async fn run(&self, incoming: Incoming, bytes: Bytes) -> Response<McpBody> {
+    async fn run(self: &Arc<Self>, incoming: Incoming, bytes: Bytes) -> Response<McpBody> {
         let (notifier, notifications) = Notifier::channel(64);
         let cancel = CancellationToken::new();
         let env = RequestEnv::new()
             .principal(incoming.caller.principal.clone())
             .notifier(notifier)
             .cancel(cancel.clone());
-        let server = self.server.clone();
+        let shared = self.clone();
         let sse_ok = incoming.accepts.sse;
         let work = async move {
             // Dropping this future (client gone, timeout) cancels the request.
             let _guard = cancel.drop_guard();
-            answer(&server, &incoming, &bytes, env).await
+            shared.answer(incoming, &bytes, env).await
         };
         // A panic anywhere on behalf of this request (decoding included) answers it
         // with -32603; the connection and every other request go on.
@@ -349,10 +341,37 @@ impl Shared {
 
 type Work = Pin<Box<dyn Future<Output = Done> + Send>>;
 
-/// Classify, prepare, compare the headers with the body, authorize the target the
-/// prepared request names, run that same request (within the deadline).
-async fn answer(server: &Server, incoming: &Incoming, bytes: &[u8], env: RequestEnv) -> Done {
-    let (id, method, params) = match classify(bytes) {
+impl Shared {
+    /// Reads the message once — its envelope, or with its params when the header claims
+    /// 2026-07-28 — and hands it to its era.
+    async fn answer(&self, incoming: Incoming, bytes: &[u8], env: RequestEnv) -> Done {
+        let claimed = modern_header(&incoming.headers);
+        let message = if claimed {
+            classify(bytes)
+        } else {
+            classify_envelope(bytes)
+        };
+        let versioned = incoming.headers.contains_key("mcp-protocol-version");
+        let modern = claimed || claims_modern(&message, versioned);
+        if let Some(era) = self.era.as_deref().filter(|_| !modern) {
+            let server = &self.server;
+            let caller = incoming.caller.clone();
+            let answer = era.post(server, &incoming.headers, caller, message).await;
+            return Done::Http(Box::new(answer));
+        }
+        answer(&self.server, &incoming, message, env).await
+    }
+}
+
+/// Prepare, compare the headers with the body, authorize the target the prepared request
+/// names, run that same request (within the deadline).
+async fn answer(
+    server: &Server,
+    incoming: &Incoming,
+    message: Inbound<'_>,
+    env: RequestEnv,
+) -> Done {
+    let (id, method, params) = match message {
         Inbound::Request { id, method, params } => (id, method, params),
         Inbound::Malformed(m) => return Done::Refused(StatusCode::BAD_REQUEST, m.id, m.error),
         Inbound::Notification { .. } => return Done::Accepted,
@@ -417,28 +436,30 @@ impl Done {
     }
 }
 
-/// The era of a POST: a 2026-07-28 version header, or (without one) the `_meta` claim
-/// in the body. Everything else belongs to a 2025-11-25 session.
-fn is_modern(headers: &HeaderMap, bytes: &[u8]) -> bool {
+/// Whether the version header names a 2026-07-28 (or later) revision.
+fn modern_header(headers: &HeaderMap) -> bool {
     let header = headers
         .get("mcp-protocol-version")
         .map(HeaderValue::as_bytes);
-    if header.is_some_and(|v| {
+    header.is_some_and(|v| {
         sterna_types::version::MODERN_VERSIONS
             .iter()
             .any(|m| m.as_bytes() == v)
-    }) {
-        return true;
-    }
-    match classify_envelope(bytes) {
+    })
+}
+
+/// Whether a message without a 2026-07-28 version header claims 2026-07-28: its `_meta`
+/// does. Everything else belongs to another era's session; an unreadable message is
+/// answered by 2026-07-28 (with the parse error) unless it names another version.
+fn claims_modern(message: &Inbound<'_>, versioned: bool) -> bool {
+    match message {
         Inbound::Request {
             params: Params::Raw(p),
             ..
-        } => has_modern_claim(p),
-        Inbound::Notification { params, .. } => has_modern_claim(params),
+        } => has_modern_claim(*p),
+        Inbound::Notification { params, .. } => has_modern_claim(*params),
         Inbound::Request { .. } | Inbound::Response { .. } => false,
-        // Unreadable: the 2026 path answers it (with the parse error).
-        Inbound::Malformed(_) => header.is_none(),
+        Inbound::Malformed(_) => !versioned,
     }
 }
 

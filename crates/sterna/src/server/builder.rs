@@ -262,6 +262,7 @@ impl ServerBuilder<StateKeys> {
             self.page_size,
             &catalog,
             capabilities,
+            wings.versions(),
         );
         Ok(Server::from_parts(Parts {
             info,

@@ -128,6 +128,7 @@ impl Lists {
         page_size: usize,
         catalog: &Catalog,
         capabilities: ServerCapabilities,
+        versions: Vec<String>,
     ) -> Self {
         let hint = Hint {
             ttl: Some(cache.0.as_millis() as u64),
@@ -135,12 +136,7 @@ impl Lists {
         };
         let discover = render(&DiscoverResult {
             result_type: ResultType::Complete,
-            // Both eras: 2026-07-28 per request, the legacy revisions through `initialize`.
-            supported_versions: sterna_types::version::MODERN_VERSIONS
-                .iter()
-                .chain(&sterna_types::legacy::LEGACY_VERSIONS[..3])
-                .map(|v| (*v).to_owned())
-                .collect(),
+            supported_versions: versions,
             capabilities: capabilities.clone(),
             instructions: instructions.map(str::to_owned),
             ttl_ms: cache.0.as_millis() as u64,

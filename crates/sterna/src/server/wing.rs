@@ -45,6 +45,12 @@ pub enum Era {
 
 /// An era or extension around the core. Every hook has a neutral default.
 pub(crate) trait Wing: Any + Send + Sync {
+    /// Protocol revisions this wing serves besides 2026-07-28 (an era's: listed by
+    /// `server/discover`).
+    fn versions(&self) -> &'static [&'static str] {
+        &[]
+    }
+
     /// Adds what this wing declares, for clients of `era`.
     fn capabilities(&self, _era: Era, _caps: &mut ServerCapabilities) {}
 
@@ -196,6 +202,13 @@ impl Wings {
             .iter()
             .find(|w| w.methods(era).contains(&method))
             .map(|w| &**w)
+    }
+
+    /// Every revision served: 2026-07-28's, then the wings'.
+    pub(crate) fn versions(&self) -> Vec<String> {
+        let modern = sterna_types::version::MODERN_VERSIONS.iter();
+        let others = self.list.iter().flat_map(|w| w.versions());
+        modern.chain(others).map(|v| (*v).to_owned()).collect()
     }
 
     /// What every wing declares for `era`.

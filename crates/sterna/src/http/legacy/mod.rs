@@ -19,9 +19,14 @@ pub use bus::{SessionBus, SessionEvent};
 pub use store::{MemorySessionStore, SessionError, SessionStore};
 
 use super::body::McpBody;
+use super::caller::Caller;
+use super::era::HttpEra;
 use super::respond::{plain, rpc_error};
 use crate::server::Principal;
+use crate::server::Server;
+use crate::server::inbound::Inbound;
 use crate::server::legacy::SessionRecord;
+use futures_util::future::BoxFuture;
 use http::{HeaderMap, HeaderValue, Response, StatusCode};
 use live::{Live, Lives};
 use std::sync::Arc;
@@ -192,4 +197,51 @@ fn unavailable(e: &dyn std::error::Error) -> Response<McpBody> {
     r.headers_mut()
         .insert("retry-after", HeaderValue::from_static("1"));
     r
+}
+
+impl HttpEra for LegacyHttp {
+    fn post<'a>(
+        &'a self,
+        server: &'a Server,
+        headers: &'a HeaderMap,
+        caller: Caller,
+        message: Inbound<'a>,
+    ) -> BoxFuture<'a, Response<McpBody>> {
+        Box::pin(self.post(server, headers, caller, message))
+    }
+
+    fn get<'a>(
+        &'a self,
+        server: &'a Server,
+        headers: &'a HeaderMap,
+        caller: Caller,
+    ) -> BoxFuture<'a, Response<McpBody>> {
+        Box::pin(self.get(server, headers, caller.principal))
+    }
+
+    fn delete<'a>(
+        &'a self,
+        headers: &'a HeaderMap,
+        caller: Caller,
+    ) -> BoxFuture<'a, Response<McpBody>> {
+        Box::pin(self.delete(headers, caller.principal))
+    }
+}
+
+impl super::McpService {
+    /// Hands this replica an event another replica published about a 2025-11-25
+    /// session (see [`SessionBus`]).
+    pub fn deliver(&self, event: SessionEvent) {
+        if let Some(legacy) = self.era::<LegacyHttp>() {
+            legacy.deliver(event);
+        }
+    }
+
+    /// How many 2025-11-25 sessions this process holds live state for (requests,
+    /// streams, pushes): a gauge for monitoring, and for tests that check abandoned
+    /// sessions are released.
+    pub fn live_sessions(&self) -> usize {
+        self.era::<LegacyHttp>()
+            .map_or(0, LegacyHttp::live_sessions)
+    }
 }

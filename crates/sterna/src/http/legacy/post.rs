@@ -8,7 +8,7 @@ use super::{Found, LegacyHttp, SESSION_ID, SessionEvent, SessionStore, unavailab
 use crate::http::body::McpBody;
 use crate::http::caller::Caller;
 use crate::http::respond::{json, plain, rpc_error, sse_response};
-use crate::server::inbound::{Inbound, OwnedRequest, classify_envelope};
+use crate::server::inbound::{Inbound, OwnedRequest};
 use crate::server::legacy::{Legacy, LegacyRequest, LegacySession, SessionRecord};
 use crate::server::{Notifier, Principal, RequestEnv, Server};
 use bytes::Bytes;
@@ -27,13 +27,13 @@ fn bad_request(id: Option<&RequestId>, message: &str) -> Response<McpBody> {
 }
 
 impl LegacyHttp {
-    /// A POST without the 2026-07-28 claim.
+    /// A POST without the 2026-07-28 claim, as the endpoint read it.
     pub(crate) async fn post(
         &self,
         server: &Server,
         headers: &HeaderMap,
         caller: Caller,
-        bytes: &[u8],
+        message: Inbound<'_>,
     ) -> Response<McpBody> {
         let version = headers.get("mcp-protocol-version").map(HeaderValue::to_str);
         if let Some(v) = version
@@ -45,7 +45,7 @@ impl LegacyHttp {
             Ok(f) => f,
             Err(answer) => return answer,
         };
-        match classify_envelope(bytes) {
+        match message {
             Inbound::Malformed(m) => rpc_error(StatusCode::BAD_REQUEST, m.id.as_ref(), &m.error),
             Inbound::Notification { method, params } => {
                 self.notified(found, &method, params).await;

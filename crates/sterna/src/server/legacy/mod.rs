@@ -32,8 +32,12 @@ pub(crate) struct LegacyWing {
 }
 
 /// An era: it adds nothing inside the core (no method, hook or capability of 2026-07-28
-/// requests); it serves its own requests around it.
-impl Wing for LegacyWing {}
+/// requests); it serves its own requests around it, through `initialize`.
+impl Wing for LegacyWing {
+    fn versions(&self) -> &'static [&'static str] {
+        &sterna_types::legacy::LEGACY_VERSIONS[..3]
+    }
+}
 
 /// Adds the era, last: its `initialize` capabilities include what the other wings
 /// declare for 2025 sessions.
