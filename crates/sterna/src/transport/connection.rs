@@ -5,10 +5,9 @@
 //! claim is served statelessly, whatever else happened on the connection; `initialize`
 //! opens the legacy session; requests without the claim belong to that session.
 
-use crate::server::inbound::{
-    Inbound, OwnedRequest, classify_envelope, has_modern_claim, legacy_change,
-};
-use crate::server::legacy::{Legacy, LegacySession};
+use super::legacy::StdioSession;
+use crate::server::inbound::{Inbound, OwnedRequest, classify_envelope, has_modern_claim};
+use crate::server::legacy::LegacySession;
 use crate::server::prepare::Prepared;
 use crate::server::{Notifier, RequestEnv, Response, Server, log_panic};
 use futures_util::FutureExt;
@@ -20,7 +19,7 @@ use sterna_types::error::{ErrorCode, ErrorObject};
 use sterna_types::jsonrpc::{ErrorResponseRef, RequestId};
 use sterna_types::notifications::CancelledNotificationParams;
 use tokio::sync::mpsc;
-use tokio::task::{JoinHandle, JoinSet};
+use tokio::task::JoinSet;
 use tokio_util::sync::CancellationToken;
 
 type InFlight = Arc<Mutex<HashMap<RequestId, CancellationToken>>>;
@@ -38,8 +37,8 @@ pub(crate) struct Connection {
     tx: mpsc::Sender<Vec<u8>>,
     in_flight: InFlight,
     tasks: JoinSet<()>,
-    legacy: Option<Arc<LegacySession>>,
-    forwarding: Option<JoinHandle<()>>,
+    /// The 2025-11-25 session `initialize` opened on this connection.
+    session: Option<StdioSession>,
 }
 
 impl Connection {
@@ -50,8 +49,7 @@ impl Connection {
             tx,
             in_flight: Arc::default(),
             tasks: JoinSet::new(),
-            legacy: None,
-            forwarding: None,
+            session: None,
         }
     }
 
@@ -63,13 +61,10 @@ impl Connection {
     /// End of input: requests in flight finish (questions pushed to a client that is gone
     /// fail at once); nothing else is sent.
     pub(crate) async fn finish(mut self) {
-        if let Some(s) = &self.legacy {
-            s.pushes.close();
+        if let Some(s) = &self.session {
+            s.close();
         }
         while self.tasks.join_next().await.is_some() {}
-        if let Some(f) = self.forwarding.take() {
-            f.abort();
-        }
     }
 
     /// Reads one line (the envelope once) and acts on it.
@@ -82,9 +77,9 @@ impl Connection {
                 outcome,
             } => {
                 let routed = self
-                    .legacy
+                    .session
                     .as_ref()
-                    .is_some_and(|s| s.pushes.answer(&id, outcome));
+                    .is_some_and(|s| s.answer(&id, outcome));
                 if !routed {
                     tracing::warn!(%id, "ignoring a response to no request of this server");
                 }
@@ -104,8 +99,8 @@ impl Connection {
         match method {
             "notifications/cancelled" => cancel(&self.in_flight, params),
             "notifications/initialized" => {
-                if let Some(s) = &self.legacy {
-                    s.mark_initialized();
+                if let Some(s) = &self.session {
+                    s.initialized();
                 }
             }
             _ => tracing::debug!(%method, "notification ignored"),
@@ -116,10 +111,10 @@ impl Connection {
         if has_modern_claim(request.params.as_deref()) {
             return self.start(request, Era::Modern).await;
         }
-        match (&self.legacy, request.method.as_str()) {
+        match (&self.session, request.method.as_str()) {
             (None, "initialize") => self.initialize(request).await,
             (Some(s), _) => {
-                let era = Era::Legacy(s.clone());
+                let era = Era::Legacy(s.handle());
                 self.start(request, era).await;
             }
             (None, "ping") => {
@@ -133,21 +128,11 @@ impl Connection {
         }
     }
 
-    /// `initialize` opens the legacy session of this connection.
+    /// `initialize` opens the 2025-11-25 session of this connection.
     async fn initialize(&mut self, request: OwnedRequest) {
-        let opened = match Legacy::of(&self.server) {
-            Some(era) => era.initialize(request.params.as_deref()),
-            None => Err(crate::server::prepare::removed("initialize")),
-        };
-        let answer = match opened {
-            Ok((session, result)) => {
-                let session = Arc::new(session);
-                self.forwarding = Some(forward_changes(&self.server, &session, &self.tx));
-                self.legacy = Some(session);
-                Response::ok(request.id, result)
-            }
-            Err(e) => Response::error(Some(request.id), e),
-        };
+        let params = request.params.as_deref();
+        let (session, answer) = StdioSession::open(&self.server, request.id, params, &self.tx);
+        self.session = session;
         let _ = self.tx.send(answer.to_bytes()).await;
     }
 
@@ -217,41 +202,14 @@ async fn run(
     let id = request.id.clone();
     match era {
         Era::Legacy(session) => {
-            let era = Legacy::of(server)?;
-            match era.decode(&request.method, request.params.as_deref()) {
-                Ok(decoded) => era.serve(&session, id, decoded, env).await,
-                Err(e) => Some(Response::error(Some(id), e)),
-            }
+            let params = request.params.as_deref();
+            super::legacy::serve(server, &session, id, &request.method, params, env).await
         }
         Era::Modern => match Prepared::read(server, id, &request.method, request.body()) {
             Ok(prepared) => prepared.run(server, env).await,
             Err(refused) => Some(refused),
         },
     }
-}
-
-/// List changes (and updates of subscribed resources) as 2025 notifications, once the
-/// client said it is initialized.
-fn forward_changes(
-    server: &Server,
-    session: &Arc<LegacySession>,
-    tx: &mpsc::Sender<Vec<u8>>,
-) -> JoinHandle<()> {
-    let mut changes = server.changes().subscribe();
-    let session = session.clone();
-    let tx = tx.clone();
-    tokio::spawn(async move {
-        while let Ok(change) = changes.recv().await {
-            if !session.is_initialized() {
-                continue;
-            }
-            if let Some(bytes) = legacy_change(&change, |uri| session.subscribed(uri))
-                && tx.send(bytes).await.is_err()
-            {
-                return;
-            }
-        }
-    })
 }
 
 fn cancel(in_flight: &InFlight, params: Option<&RawValue>) {

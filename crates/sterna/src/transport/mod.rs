@@ -2,6 +2,7 @@
 //! for tests, a Unix socket …).
 
 mod connection;
+mod legacy;
 mod stream;
 
 pub use stream::{StreamOptions, duplex, serve_stdio, serve_stream};
