@@ -60,7 +60,6 @@ mod events;
 mod fulfil;
 mod handlers;
 mod legacy;
-mod legacy_rounds;
 mod link;
 mod lists;
 #[cfg(feature = "oauth")]

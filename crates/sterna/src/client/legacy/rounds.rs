@@ -9,11 +9,11 @@
 //!   surfaces its URL elicitations the same way (keyed by `elicitationId`); once they are
 //!   all accepted, `resume` waits for their completion and sends the request again.
 
-use super::call::{Call, CallResult, Pending, Step};
-use super::driver::Client;
-use super::error::{ClientError, ProtocolViolation};
-use super::legacy::{Held, Live, MAX_URL_RETRIES, Required, Turn, completion, consent, required};
-use super::link::LegacyLink;
+use super::super::call::{Call, CallResult, Pending, Step};
+use super::super::driver::Client;
+use super::super::error::{ClientError, ProtocolViolation};
+use super::super::link::LegacyLink;
+use super::{Held, Live, MAX_URL_RETRIES, Required, Turn, completion, consent, required};
 use serde_json::value::RawValue;
 use std::time::Instant;
 use sterna_types::elicitation::{ElicitAction, ElicitRequestParams};
@@ -104,7 +104,8 @@ impl Client {
                     return Err(ClientError::Server(error));
                 }
                 completion(&self.inner.events, &list, self.inner.limits.budget).await;
-                let Some(super::link::Connected::Legacy(link)) = Some(self.connected().await?)
+                let Some(super::super::link::Connected::Legacy(link)) =
+                    Some(self.connected().await?)
                 else {
                     return Err(ClientError::Server(error));
                 };
