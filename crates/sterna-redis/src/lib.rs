@@ -36,6 +36,7 @@
 mod bus;
 mod replay;
 mod sessions;
+mod shares;
 mod states;
 mod tasks;
 

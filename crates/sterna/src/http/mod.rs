@@ -22,6 +22,7 @@ mod config;
 mod headers;
 pub mod layers;
 mod legacy;
+mod peer;
 mod respond;
 mod serve;
 mod service;
@@ -32,7 +33,9 @@ pub use auth::{AuthError, AuthLayer, AuthService, Authenticator, BearerTokens};
 pub use body::McpBody;
 pub use config::{HttpConfig, OriginPolicy};
 pub use legacy::{
-    MemorySessionStore, SessionBus, SessionConfig, SessionError, SessionEvent, SessionStore,
+    MemorySessionStore, SessionBus, SessionConfig, SessionError, SessionEvent, SessionLimits,
+    SessionStore,
 };
+pub use peer::PeerAddr;
 pub use serve::HttpServer;
 pub use service::{McpService, ResponseFuture};

@@ -8,7 +8,7 @@ mod serve;
 mod session;
 mod shim;
 
-pub(crate) use pushes::Pushes;
+pub(crate) use pushes::{PushWatch, Pushes};
 pub(crate) use session::LegacySession;
 pub use session::SessionRecord;
 pub use shim::LegacyLimits;

@@ -3,6 +3,7 @@
 use super::TaskSupport;
 use super::record::{TaskRecord, now_ms};
 use crate::server::context::RequestEnv;
+use crate::server::QuotaKey;
 use crate::server::core::{Server, ToolEntry};
 use crate::state::FlowState;
 use serde_json::value::{RawValue, to_raw_value};
@@ -87,7 +88,7 @@ impl Server {
             error: None,
             run: 1,
         };
-        let id = tasks.insert(&rec).await?;
+        let id = tasks.insert(&rec, &QuotaKey::of(&env.principal)).await?;
         tracing::debug!(task = super::short(&id), tool, "task created");
         self.start_run(id.clone(), 1, env.principal.clone());
         let result = CreateTaskResult {
