@@ -35,12 +35,12 @@ return 1";
 /// Publishes an answer when its push waits, once: KEYS[1] the session's pushes; ARGV:
 /// push id, channel, message.
 const ANSWER: &str = r"
-local until = redis.call('ZSCORE', KEYS[1], ARGV[1])
-if not until then return 0 end
+local expiry = redis.call('ZSCORE', KEYS[1], ARGV[1])
+if not expiry then return 0 end
 redis.call('ZREM', KEYS[1], ARGV[1])
 local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
-if tonumber(until) < now then return 0 end
+if tonumber(expiry) < now then return 0 end
 redis.call('PUBLISH', ARGV[2], ARGV[3])
 return 1";
 

@@ -21,6 +21,7 @@ mod oauth;
 mod oauth_mock;
 mod oidc;
 mod protected;
+mod quotas;
 mod streams;
 #[cfg(feature = "tls")]
 mod tls;

@@ -224,4 +224,38 @@ mod tests {
         assert_eq!(r, Err(PushFailure::Cancelled));
         assert_eq!(pushes.pending(), 0);
     }
+
+    #[tokio::test(start_paused = true)]
+    async fn a_session_has_a_bounded_number_of_pushes_waiting() {
+        let pushes = std::sync::Arc::new(Pushes::default());
+        let (out, mut sent) = Notifier::channel(64);
+        let cancel = CancellationToken::new();
+        let mut asking = Vec::new();
+        for _ in 0..33 {
+            let (p, out, cancel) = (pushes.clone(), out.clone(), cancel.clone());
+            asking.push(tokio::spawn(async move {
+                p.ask(&out, "roots/list", None, Duration::from_secs(60), &cancel)
+                    .await
+            }));
+        }
+        let mut ids = Vec::new();
+        for _ in 0..32 {
+            let request: Value = serde_json::from_slice(&sent.recv().await.unwrap()).unwrap();
+            ids.push(serde_json::from_value::<RequestId>(request["id"].clone()).unwrap());
+        }
+        // The clock is paused: the wait ends only once every task is idle.
+        let more = tokio::time::timeout(Duration::from_secs(1), sent.recv()).await;
+        assert!(more.is_err(), "the 33rd push waits for a slot");
+        assert_eq!(pushes.pending(), 32);
+        let raw = RawValue::from_string(r#"{"roots":[]}"#.into()).unwrap();
+        assert!(pushes.answer(&ids[0], Ok(&raw)));
+        let next = tokio::time::timeout(Duration::from_secs(1), sent.recv()).await;
+        assert!(next.is_ok(), "an answer frees a slot");
+        // Cancelling ends every push, waiting for a slot or for an answer.
+        cancel.cancel();
+        for a in asking {
+            let _ = a.await.unwrap();
+        }
+        assert_eq!(pushes.pending(), 0);
+    }
 }
