@@ -67,7 +67,7 @@ fn server(redis: &Redis, keys: &str) -> Server {
 }
 
 /// A replica served by sterna's own `HttpServer` (so clients are told apart by address).
-async fn replica(redis: &Redis, keys: &str) -> (SocketAddr, Server) {
+async fn replica(redis: &Redis, keys: &str) -> (SocketAddr, Arc<RedisBus>) {
     let server = server(redis, keys);
     let bus = RedisBus::new(redis);
     let sessions = SessionConfig::new()
@@ -79,7 +79,7 @@ async fn replica(redis: &Redis, keys: &str) -> (SocketAddr, Server) {
     let addr = listener.local_addr().unwrap();
     let http = HttpServer::from_service(service);
     tokio::spawn(http.serve_with_shutdown(listener, std::future::pending()));
-    (addr, server)
+    (addr, bus)
 }
 
 struct Reply {
@@ -285,15 +285,7 @@ async fn an_answer_crosses_replicas_while_another_session_floods_the_bus() {
         tokio::time::sleep(Duration::from_millis(10)).await;
     }
     // Meanwhile another client's call runs on A and its answer arrives at B.
-    let session = open(CALM, a).await.ok().unwrap();
-    let call = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": "pick", "arguments": {}}});
-    let mut stream = send(CALM, a, "POST", Some(&session), call).await;
-    let mut buf = String::new();
-    let push = next_message(&mut stream.body, &mut buf).await;
-    assert_eq!(push["method"], "elicitation/create");
-    let answer = json!({"jsonrpc": "2.0", "id": push["id"], "result": {"action": "accept", "content": {"region": "eu"}}});
-    assert_eq!(send(CALM, b, "POST", Some(&session), answer).await.status, 202);
-    let done = next_message(&mut stream.body, &mut buf).await;
+    let done = answer_crosses(a, b).await;
     stop.store(true, Ordering::SeqCst);
     for f in floods {
         f.await.unwrap();
@@ -309,6 +301,88 @@ async fn an_answer_crosses_replicas_while_another_session_floods_the_bus() {
     );
 }
 
+/// A legacy call on `a` whose answer is posted to `b`: completed through the bus.
+async fn answer_crosses(a: SocketAddr, b: SocketAddr) -> Value {
+    let session = open(CALM, a).await.ok().unwrap();
+    let call = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": "pick", "arguments": {}}});
+    let mut stream = send(CALM, a, "POST", Some(&session), call).await;
+    let mut buf = String::new();
+    let push = next_message(&mut stream.body, &mut buf).await;
+    assert_eq!(push["method"], "elicitation/create");
+    let answer = json!({"jsonrpc": "2.0", "id": push["id"], "result": {"action": "accept", "content": {"region": "eu"}}});
+    assert_eq!(send(CALM, b, "POST", Some(&session), answer).await.status, 202);
+    next_message(&mut stream.body, &mut buf).await
+}
+
+#[tokio::test]
+async fn a_dropped_subscription_is_noticed_and_renewed() {
+    let redis_server = RedisServer::start_with(&[]);
+    let redis = Redis::connect(&redis_server.url).await.unwrap();
+    let keys = StateKeys::generate_base64();
+    let ((a, bus_a), (b, bus_b)) = (replica(&redis, &keys).await, replica(&redis, &keys).await);
+    tokio::time::sleep(Duration::from_millis(300)).await; // both subscribed
+    assert_eq!((bus_a.resubscriptions(), bus_b.resubscriptions()), (0, 0));
+    // Redis closes every subscriber (as it does past the pub/sub output buffer limit).
+    let client = redis::Client::open(redis_server.url.as_str()).unwrap();
+    let mut conn = client.get_multiplexed_async_connection().await.unwrap();
+    let killed: i64 = redis::cmd("CLIENT")
+        .arg("KILL")
+        .arg("TYPE")
+        .arg("pubsub")
+        .query_async(&mut conn)
+        .await
+        .unwrap();
+    assert_eq!(killed, 2);
+    let mut renewed = false;
+    for _ in 0..200 {
+        if bus_a.resubscriptions() >= 1 && bus_b.resubscriptions() >= 1 {
+            renewed = true;
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(25)).await;
+    }
+    assert!(renewed, "both replicas noticed and subscribed again");
+    let done = answer_crosses(a, b).await;
+    assert_eq!(done["result"]["content"][0]["text"], "picked eu", "{done}");
+}
+
 fn flag() -> Arc<std::sync::atomic::AtomicBool> {
     Arc::new(std::sync::atomic::AtomicBool::new(false))
+}
+
+fn record() -> sterna::http::SessionRecord {
+    serde_json::from_value(json!({
+        "version": "2025-11-25", "capabilities": {}, "client": {"name": "c", "version": "1"},
+        "initialized": false, "log_level": null, "subscriptions": [], "principal": null
+    }))
+    .unwrap()
+}
+
+#[tokio::test]
+async fn a_session_in_use_keeps_its_share_and_an_ended_one_gives_it_back() {
+    use sterna::http::{SessionError, SessionStore};
+    use sterna::server::QuotaKey;
+    let redis_server = RedisServer::start_with(&[]);
+    let redis = Redis::connect(&redis_server.url).await.unwrap();
+    let store = redis.session_store().per_principal(1);
+    let me = QuotaKey::of(&Principal::new("me"));
+    let idle = Duration::from_millis(1500);
+    store.create("s1", &me, record(), idle).await.unwrap();
+    // Used again before it expires: its share moves with it.
+    tokio::time::sleep(Duration::from_millis(1000)).await;
+    assert!(store.touch("s1", &me, idle).await.unwrap().is_some());
+    tokio::time::sleep(Duration::from_millis(1000)).await;
+    let r = store.create("s2", &me, record(), idle).await;
+    assert!(
+        matches!(r, Err(SessionError::QuotaExceeded { limit: 1 })),
+        "s1 lives on, and so does its share: {r:?}"
+    );
+    // Another principal's use of the id moves nothing of ours.
+    let other = QuotaKey::of(&Principal::new("other"));
+    store.create("o1", &other, record(), idle).await.unwrap();
+    assert!(store.remove("s1", &me).await.unwrap());
+    store.create("s2", &me, record(), idle).await.unwrap();
+    // Unused, a session expires and its share with it.
+    tokio::time::sleep(Duration::from_millis(1700)).await;
+    store.create("s3", &me, record(), idle).await.unwrap();
 }

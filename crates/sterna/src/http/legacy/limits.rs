@@ -37,8 +37,10 @@ pub struct SessionLimits {
     /// publishes to the fleet's bus, in bytes of JSON (default 1 MiB); a larger answer
     /// posted to a replica that does not run its request is refused with `413`.
     pub max_published: usize,
-    /// How many events per second one session may publish to the fleet's bus (default 16,
-    /// with bursts as large); beyond, the POST is answered `429`.
+    /// How many cancellations and answers to questions nobody waits for one session may
+    /// send per second for other replicas (default 16, with bursts as large); beyond,
+    /// such POSTs are answered `429` until the budget refills. Answers to questions that
+    /// wait are relayed without being charged (each at most once).
     pub publish_rate: u32,
 }
 

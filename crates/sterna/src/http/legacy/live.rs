@@ -63,19 +63,21 @@ impl Live {
         }
     }
 
-    /// Takes one event from the session's budget for publishing to the fleet (`rate` per
-    /// second, bursts as large); `false` when it is spent.
+    /// Whether the session may still publish to the fleet: its budget refills at `rate`
+    /// events a second, up to `rate`.
     pub(crate) fn may_publish(&self, rate: u32) -> bool {
         let rate = f64::from(rate.max(1));
         let mut bucket = lock(&self.publish);
         let now = Instant::now();
         let refill = now.duration_since(bucket.1).as_secs_f64() * rate;
         *bucket = ((bucket.0 + refill).min(rate), now);
-        if bucket.0 < 1.0 {
-            return false;
-        }
-        bucket.0 -= 1.0;
-        true
+        bucket.0 >= 1.0
+    }
+
+    /// Takes one event from the session's budget for publishing.
+    pub(crate) fn spend_publish(&self) {
+        let mut bucket = lock(&self.publish);
+        bucket.0 = (bucket.0 - 1.0).max(0.0);
     }
 
     /// A new stream for a request (ids start at 1; 0 is the standalone stream). Streams

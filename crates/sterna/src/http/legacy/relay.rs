@@ -40,6 +40,9 @@ impl LegacyHttp {
             tracing::debug!("an answer for a push not waited for here: relayed to the fleet");
             plain(StatusCode::ACCEPTED)
         } else {
+            // Only answers nobody waits for are charged: a client answering the
+            // questions it was asked is never slowed down.
+            found.live.spend_publish();
             unknown_push()
         }
     }
@@ -57,12 +60,13 @@ impl LegacyHttp {
         if let Err(r) = self.bounded(found, &event) {
             return r;
         }
+        found.live.spend_publish();
         self.publish(event).await;
         plain(StatusCode::ACCEPTED)
     }
 
-    /// Refuses an event larger than a replica publishes (`413`), or one more than the
-    /// session's rate allows (`429`).
+    /// Refuses an event larger than a replica publishes (`413`), or any event once the
+    /// session spent its budget (`429`): cancellations, and answers nobody waited for.
     fn bounded(&self, found: &Found, event: &SessionEvent) -> Result<(), Response<McpBody>> {
         let limits = &self.config.limits;
         let len = serde_json::to_vec(event).map_or(usize::MAX, |b| b.len());
@@ -78,7 +82,7 @@ impl LegacyHttp {
         if !found.live.may_publish(limits.publish_rate) {
             tracing::warn!("a session sends answers or cancellations faster than it may relay");
             let msg = format!(
-                "Too many answers and cancellations for requests running on other replicas: at most {} a second per session (publish_rate); slow down",
+                "Too many cancellations and answers to unknown questions for other replicas: at most {} a second per session (publish_rate); slow down",
                 limits.publish_rate
             );
             let rate = limits.publish_rate as usize;
