@@ -60,7 +60,35 @@ impl Default for SessionLimits {
 }
 
 impl SessionLimits {
-    /// Refuses a record `initialize` would store when its parts are too large.
+    /// Refuses an `initialize` whose `capabilities` or `clientInfo` is too large as sent,
+    /// before anything is decoded (a 4 MB declaration is never turned into values).
+    pub(crate) fn check_initialize(&self, params: Option<&RawValue>) -> Result<(), ErrorObject> {
+        #[derive(Deserialize)]
+        struct Parts<'a> {
+            #[serde(borrow, default)]
+            capabilities: Option<&'a RawValue>,
+            #[serde(borrow, default, rename = "clientInfo")]
+            client_info: Option<&'a RawValue>,
+        }
+        // Unreadable params are `initialize`'s to refuse.
+        let Some(Ok(parts)) = params.map(|p| serde_json::from_str::<Parts<'_>>(p.get())) else {
+            return Ok(());
+        };
+        let caps = parts.capabilities.map_or(0, |r| r.get().len());
+        if caps > self.max_capabilities {
+            let max = self.max_capabilities;
+            return Err(too_large("capabilities", caps, "max_capabilities", max));
+        }
+        let info = parts.client_info.map_or(0, |r| r.get().len());
+        if info > self.max_client_info {
+            let max = self.max_client_info;
+            return Err(too_large("clientInfo", info, "max_client_info", max));
+        }
+        Ok(())
+    }
+
+    /// Refuses a record `initialize` would store when its parts are too large (as the
+    /// store keeps them).
     pub(crate) fn check_record(&self, record: &SessionRecord) -> Result<(), ErrorObject> {
         let caps = json_len(&record.capabilities);
         if caps > self.max_capabilities {

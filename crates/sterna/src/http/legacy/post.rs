@@ -141,13 +141,17 @@ impl LegacyHttp {
         principal: Principal,
         request: OwnedRequest,
     ) -> Response<McpBody> {
+        let limits = &self.config.limits;
+        if let Err(e) = limits.check_initialize(request.params.as_deref()) {
+            return rpc_error(StatusCode::OK, Some(&request.id), &e);
+        }
         let (session, result) = match server.initialize(request.params.as_deref()) {
             Ok(opened) => opened,
             Err(e) => return rpc_error(StatusCode::OK, Some(&request.id), &e),
         };
         let id = crate::state::random_id();
         let record = session.record(principal.id().map(str::to_owned));
-        if let Err(e) = self.config.limits.check_record(&record) {
+        if let Err(e) = limits.check_record(&record) {
             return rpc_error(StatusCode::OK, Some(&request.id), &e);
         }
         self.lives.sweep(self.config.idle);
