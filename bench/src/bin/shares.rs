@@ -103,7 +103,11 @@ async fn post(
         .and_then(|v| v.to_str().ok())
         .map(str::to_owned);
     let bytes = resp.into_body().collect().await.ok()?.to_bytes();
-    Some((status, session, serde_json::from_slice(&bytes).unwrap_or(Value::Null)))
+    Some((
+        status,
+        session,
+        serde_json::from_slice(&bytes).unwrap_or(Value::Null),
+    ))
 }
 
 fn initialize(caps: Value) -> Value {
@@ -161,7 +165,10 @@ impl Tally {
     }
 
     fn show(&self, what: &str) {
-        let (ok, refused) = (self.ok.load(Ordering::Relaxed), self.refused.load(Ordering::Relaxed));
+        let (ok, refused) = (
+            self.ok.load(Ordering::Relaxed),
+            self.refused.load(Ordering::Relaxed),
+        );
         println!("  {what:<16} {ok:>6} accepted {refused:>6} refused");
     }
 }
@@ -227,7 +234,10 @@ async fn flood_run() {
     for f in floods {
         let _ = f.await;
     }
-    println!("flood from 127.0.0.2 ({:.1} s):", started.elapsed().as_secs_f64());
+    println!(
+        "flood from 127.0.0.2 ({:.1} s):",
+        started.elapsed().as_secs_f64()
+    );
     sessions.show("2025 sessions");
     tasks.show("tasks");
     states.show("stored states");
@@ -235,11 +245,20 @@ async fn flood_run() {
         "  (attempts while the other client ran: {} sessions, {} tasks, {} states)",
         during.0, during.1, during.2
     );
-    let (ok, failed) = (ops.ok.load(Ordering::Relaxed), ops.refused.load(Ordering::Relaxed));
+    let (ok, failed) = (
+        ops.ok.load(Ordering::Relaxed),
+        ops.refused.load(Ordering::Relaxed),
+    );
     println!("127.0.0.3 during the flood:");
     println!("  MRTR operations  {ok:>6} completed {failed:>6} failed");
-    println!("  2025 session     {}", if session_ok { "opened" } else { "REFUSED" });
-    println!("  task             {}", if task_ok { "created" } else { "REFUSED" });
+    println!(
+        "  2025 session     {}",
+        if session_ok { "opened" } else { "REFUSED" }
+    );
+    println!(
+        "  task             {}",
+        if task_ok { "created" } else { "REFUSED" }
+    );
 }
 
 /// VmRSS of `pid` in KiB.
@@ -267,7 +286,10 @@ async fn rss_run() {
         tokio::time::sleep(Duration::from_millis(20)).await;
     }
     let probe = post(CALM, addr, &[], &initialize(json!({}))).await;
-    assert!(probe.is_some_and(|(s, _, _)| s == 200), "the server answers");
+    assert!(
+        probe.is_some_and(|(s, _, _)| s == 200),
+        "the server answers"
+    );
     tokio::time::sleep(Duration::from_millis(300)).await;
     let before = rss_kib(child.id());
     println!("server VmRSS before: {before} KiB");

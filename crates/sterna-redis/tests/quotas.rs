@@ -21,9 +21,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 use sterna::http::{HttpConfig, HttpServer, McpService, SessionConfig};
 use sterna::mrtr::form;
-use sterna::server::{
-    Context, LegacyLimits, NoArgs, Principal, RequestEnv, TaskSupport, Tool,
-};
+use sterna::server::{Context, LegacyLimits, NoArgs, Principal, RequestEnv, TaskSupport, Tool};
 use sterna::state::StoreStates;
 use sterna::types::jsonrpc::RequestId;
 use sterna::{Elicitation, HandlerError, Server, StateKeys};
@@ -82,6 +80,7 @@ async fn replica(redis: &Redis, keys: &str) -> (SocketAddr, Arc<RedisBus>) {
     (addr, bus)
 }
 
+#[derive(Debug)]
 struct Reply {
     status: u16,
     session: Option<String>,
@@ -187,20 +186,27 @@ async fn sessions_are_shared_fairly_across_replicas() {
     let mut held = Vec::new();
     for i in 0..100 {
         let at = if i % 2 == 0 { a } else { b };
-        held.push(open(FLOOD, at).await.ok().expect("within the share"));
+        held.push(open(FLOOD, at).await.expect("within the share"));
     }
     for at in [a, b] {
-        let refused = open(FLOOD, at).await.err().expect("over the share, everywhere");
+        let refused = open(FLOOD, at)
+            .await
+            .expect_err("over the share, everywhere");
         assert_eq!(refused.status, 429);
         assert_share(&refused.json().await["error"]);
     }
-    let calm = open(CALM, b).await.ok().expect("another client's share");
+    let calm = open(CALM, b).await.expect("another client's share");
     let ping = json!({"jsonrpc": "2.0", "id": 1, "method": "ping"});
     let r = send(CALM, a, "POST", Some(&calm), ping).await;
     assert!(r.json().await["result"].is_object());
     // A session ended on one replica frees the share on the other.
-    assert_eq!(send(FLOOD, a, "DELETE", Some(&held[1]), json!(null)).await.status, 200);
-    open(FLOOD, b).await.ok().expect("a slot again");
+    assert_eq!(
+        send(FLOOD, a, "DELETE", Some(&held[1]), json!(null))
+            .await
+            .status,
+        200
+    );
+    open(FLOOD, b).await.expect("a slot again");
 }
 
 async fn call(srv: &Server, who: &str, tool: &str) -> Result<Value, Value> {
@@ -257,7 +263,7 @@ async fn an_answer_crosses_replicas_while_another_session_floods_the_bus() {
     let keys = StateKeys::generate_base64();
     let ((a, _), (b, _)) = (replica(&redis, &keys).await, replica(&redis, &keys).await);
     tokio::time::sleep(Duration::from_millis(300)).await; // both subscribed
-    let flooder = open(FLOOD, b).await.ok().unwrap();
+    let flooder = open(FLOOD, b).await.unwrap();
     let sent = Arc::new(AtomicUsize::new(0));
     let relayed = Arc::new(AtomicUsize::new(0));
     let stop = flag();
@@ -303,14 +309,17 @@ async fn an_answer_crosses_replicas_while_another_session_floods_the_bus() {
 
 /// A legacy call on `a` whose answer is posted to `b`: completed through the bus.
 async fn answer_crosses(a: SocketAddr, b: SocketAddr) -> Value {
-    let session = open(CALM, a).await.ok().unwrap();
+    let session = open(CALM, a).await.unwrap();
     let call = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": "pick", "arguments": {}}});
     let mut stream = send(CALM, a, "POST", Some(&session), call).await;
     let mut buf = String::new();
     let push = next_message(&mut stream.body, &mut buf).await;
     assert_eq!(push["method"], "elicitation/create");
     let answer = json!({"jsonrpc": "2.0", "id": push["id"], "result": {"action": "accept", "content": {"region": "eu"}}});
-    assert_eq!(send(CALM, b, "POST", Some(&session), answer).await.status, 202);
+    assert_eq!(
+        send(CALM, b, "POST", Some(&session), answer).await.status,
+        202
+    );
     next_message(&mut stream.body, &mut buf).await
 }
 

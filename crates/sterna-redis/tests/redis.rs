@@ -176,7 +176,14 @@ async fn session_records_live_expire_and_end() {
     assert!(!r.initialized);
     r.initialized = true;
     store.update("s1", r, idle).await.unwrap();
-    assert!(store.touch("s1", &me, idle).await.unwrap().unwrap().initialized);
+    assert!(
+        store
+            .touch("s1", &me, idle)
+            .await
+            .unwrap()
+            .unwrap()
+            .initialized
+    );
     assert!(store.touch("nope", &me, idle).await.unwrap().is_none());
     // Each use refreshes the idle time; unused, it expires.
     tokio::time::sleep(Duration::from_millis(400)).await;

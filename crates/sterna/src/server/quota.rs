@@ -85,7 +85,12 @@ impl fmt::Debug for QuotaKey {
 
 /// A refusal because a limit was hit: the message names it for people, `data` for
 /// programs (`{"limit": <its name in the configuration>, "max": <its value>}`).
-pub(crate) fn limit_error(code: ErrorCode, message: String, limit: &str, max: usize) -> ErrorObject {
+pub(crate) fn limit_error(
+    code: ErrorCode,
+    message: String,
+    limit: &str,
+    max: usize,
+) -> ErrorObject {
     ErrorObject::new(code, message).with_data(serde_json::json!({ "limit": limit, "max": max }))
 }
 
@@ -160,7 +165,10 @@ impl Expiries {
     /// Records an entry of `key` expiring at `exp`. Keys whose entries all expired are
     /// forgotten (at most once a second).
     pub(crate) fn record(&mut self, key: &QuotaKey, exp: u64, now: u64) {
-        self.by_key.entry(key.clone()).or_default().push(Reverse(exp));
+        self.by_key
+            .entry(key.clone())
+            .or_default()
+            .push(Reverse(exp));
         if now != self.swept {
             self.swept = now;
             self.by_key.retain(|_, heap| {
@@ -220,7 +228,10 @@ mod tests {
         assert!(e.has_room(&k, 2, 21), "the first expired");
         assert!(!e.has_room(&k, 0, 0));
         e.record(&QuotaKey::of(&Principal::new("other")), 50, 40);
-        assert!(e.by_key.len() == 1, "keys whose entries all expired are swept");
+        assert!(
+            e.by_key.len() == 1,
+            "keys whose entries all expired are swept"
+        );
     }
 
     #[test]

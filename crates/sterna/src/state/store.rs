@@ -188,7 +188,13 @@ impl MemoryStateStore {
         Ok(())
     }
 
-    fn put_in_shard(&self, id: [u8; 16], sealed: Vec<u8>, exp: u64, now: u64) -> Result<(), StoreError> {
+    fn put_in_shard(
+        &self,
+        id: [u8; 16],
+        sealed: Vec<u8>,
+        exp: u64,
+        now: u64,
+    ) -> Result<(), StoreError> {
         let mut s = self.shard(&id);
         let fits = |s: &Shard| s.map.len() < self.entries && s.bytes + sealed.len() <= self.bytes;
         if !fits(&s) {

@@ -17,6 +17,7 @@ pub const FLOOD: [u8; 4] = [127, 0, 0, 2];
 pub const CALM: [u8; 4] = [127, 0, 0, 3];
 
 /// An answer, its body still open (an SSE stream stays open while its request runs).
+#[derive(Debug)]
 pub struct Answer {
     pub status: StatusCode,
     pub session: Option<String>,
@@ -66,9 +67,7 @@ pub async fn send_from(
     body: Option<&Value>,
 ) -> Answer {
     let socket = TcpSocket::new_v4().unwrap();
-    socket
-        .bind(SocketAddr::new(IpAddr::from(from), 0))
-        .unwrap();
+    socket.bind(SocketAddr::new(IpAddr::from(from), 0)).unwrap();
     let tcp = socket.connect(addr).await.unwrap();
     let (mut sender, conn) = hyper::client::conn::http1::handshake(TokioIo::new(tcp))
         .await
@@ -132,7 +131,10 @@ fn assert_limit(error: &Value, code: i64, limit: &str) {
     assert_eq!(error["code"], code, "{error}");
     assert_eq!(error["data"]["limit"], limit, "{error}");
     let message = error["message"].as_str().unwrap();
-    assert!(message.contains(limit), "the message names the limit: {error}");
+    assert!(
+        message.contains(limit),
+        "the message names the limit: {error}"
+    );
 }
 
 #[tokio::test]
@@ -141,18 +143,32 @@ async fn an_oversized_initialize_is_refused_and_opens_no_session() {
     let s = super::client::start(srv, HttpConfig::default(), None).await;
     let big = "x".repeat(20 * 1024);
     let caps = json!({"elicitation": {}, "experimental": {"blob": {"data": big}}});
-    let r = send_from(CALM, s.addr, "POST", None, Some(&initialize_with(caps, json!({"name": "c", "version": "1"})))).await;
+    let r = send_from(
+        CALM,
+        s.addr,
+        "POST",
+        None,
+        Some(&initialize_with(caps, json!({"name": "c", "version": "1"}))),
+    )
+    .await;
     assert_eq!(r.status, StatusCode::OK);
     assert!(r.session.is_none(), "no session for a refused initialize");
     let v = r.json().await;
     assert_eq!(v["id"], 0);
     assert_limit(&v["error"], -32602, "max_capabilities");
     let client = json!({"name": "c", "version": "1", "description": "y".repeat(10 * 1024)});
-    let r = send_from(CALM, s.addr, "POST", None, Some(&initialize_with(json!({}), client))).await;
+    let r = send_from(
+        CALM,
+        s.addr,
+        "POST",
+        None,
+        Some(&initialize_with(json!({}), client)),
+    )
+    .await;
     assert!(r.session.is_none());
     assert_limit(&r.json().await["error"], -32602, "max_client_info");
     // An ordinary client is unaffected.
-    open(CALM, s.addr).await.ok().expect("a session");
+    open(CALM, s.addr).await.expect("a session");
     s.shutdown().await;
 }
 
@@ -164,14 +180,20 @@ fn subscribe(id: i64, uri: &str) -> Value {
 async fn subscriptions_are_bounded_in_number_and_length() {
     let (srv, _) = server();
     let s = super::client::start(srv, HttpConfig::default(), None).await;
-    let session = open(CALM, s.addr).await.ok().unwrap();
+    let session = open(CALM, s.addr).await.unwrap();
     let sub = |id: i64, uri: String| {
         let session = session.clone();
         async move {
-            send_from(CALM, s.addr, "POST", Some(&session), Some(&subscribe(id, &uri)))
-                .await
-                .json()
-                .await
+            send_from(
+                CALM,
+                s.addr,
+                "POST",
+                Some(&session),
+                Some(&subscribe(id, &uri)),
+            )
+            .await
+            .json()
+            .await
         }
     };
     for i in 0..64 {
@@ -183,16 +205,25 @@ async fn subscriptions_are_bounded_in_number_and_length() {
     // Subscribing again to a held URI takes no room; unsubscribing makes room.
     assert!(sub(65, "test://item/3".into()).await["result"].is_object());
     let unsub = json!({"jsonrpc": "2.0", "id": 66, "method": "resources/unsubscribe", "params": {"uri": "test://item/3"}});
-    let r = send_from(CALM, s.addr, "POST", Some(&session), Some(&unsub)).await.json().await;
-    assert!(r["result"].is_object(), "{r}");
-    assert!(sub(67, "test://item/64".into()).await["result"].is_object());
-    // A URI longer than kept is refused.
-    let other = open(CALM, s.addr).await.ok().unwrap();
-    let long = format!("test://{}", "u".repeat(1100));
-    let r = send_from(CALM, s.addr, "POST", Some(&other), Some(&subscribe(1, &long)))
+    let r = send_from(CALM, s.addr, "POST", Some(&session), Some(&unsub))
         .await
         .json()
         .await;
+    assert!(r["result"].is_object(), "{r}");
+    assert!(sub(67, "test://item/64".into()).await["result"].is_object());
+    // A URI longer than kept is refused.
+    let other = open(CALM, s.addr).await.unwrap();
+    let long = format!("test://{}", "u".repeat(1100));
+    let r = send_from(
+        CALM,
+        s.addr,
+        "POST",
+        Some(&other),
+        Some(&subscribe(1, &long)),
+    )
+    .await
+    .json()
+    .await;
     assert_limit(&r["error"], -32602, "max_subscription_uri");
     s.shutdown().await;
 }
@@ -203,22 +234,22 @@ async fn one_client_filling_its_sessions_leaves_another_client_unaffected() {
     let s = super::client::start(srv, HttpConfig::default(), None).await;
     let mut held = Vec::new();
     for _ in 0..100 {
-        held.push(open(FLOOD, s.addr).await.ok().expect("within the share"));
+        held.push(open(FLOOD, s.addr).await.expect("within the share"));
     }
-    let refused = open(FLOOD, s.addr).await.err().expect("over the share");
+    let refused = open(FLOOD, s.addr).await.expect_err("over the share");
     assert_eq!(refused.status, StatusCode::TOO_MANY_REQUESTS);
     let v = refused.json().await;
     assert_eq!(v["id"], 0);
     assert_limit(&v["error"], -32603, "per_principal");
     // Another client opens and uses a session as if nothing happened.
-    let calm = open(CALM, s.addr).await.ok().expect("another client's share");
+    let calm = open(CALM, s.addr).await.expect("another client's share");
     let ping = json!({"jsonrpc": "2.0", "id": 1, "method": "ping"});
     let r = send_from(CALM, s.addr, "POST", Some(&calm), Some(&ping)).await;
     assert!(r.json().await["result"].is_object());
     // Ending one of its sessions gives the first client a slot back.
     let del = send_from(FLOOD, s.addr, "DELETE", Some(&held[0]), None).await;
     assert_eq!(del.status, StatusCode::OK);
-    open(FLOOD, s.addr).await.ok().expect("a slot again");
+    open(FLOOD, s.addr).await.expect("a slot again");
     s.shutdown().await;
 }
 
@@ -226,7 +257,7 @@ async fn one_client_filling_its_sessions_leaves_another_client_unaffected() {
 async fn a_session_runs_a_bounded_number_of_requests_at_once() {
     let (srv, _) = server();
     let s = super::client::start(srv, HttpConfig::default(), None).await;
-    let session = open(CALM, s.addr).await.ok().unwrap();
+    let session = open(CALM, s.addr).await.unwrap();
     let call = |id: i64| {
         json!({"jsonrpc": "2.0", "id": id, "method": "tools/call",
                "params": {"name": "provision_database", "arguments": {"name": format!("db{id}")}}})
@@ -245,7 +276,7 @@ async fn a_session_runs_a_bounded_number_of_requests_at_once() {
     assert_eq!(v["id"], 32);
     assert_limit(&v["error"], -32603, "max_in_flight");
     // Another session of the same client is unaffected.
-    let other = open(CALM, s.addr).await.ok().unwrap();
+    let other = open(CALM, s.addr).await.unwrap();
     let ping = json!({"jsonrpc": "2.0", "id": 1, "method": "ping"});
     let r = send_from(CALM, s.addr, "POST", Some(&other), Some(&ping)).await;
     assert!(r.json().await["result"].is_object());

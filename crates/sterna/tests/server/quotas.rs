@@ -65,7 +65,10 @@ pub async fn call(srv: &Server, who: &str, tool: &str, extra: Value) -> Result<V
 fn assert_share(e: &Value) {
     assert_eq!(e["code"], -32603, "{e}");
     assert_eq!(e["data"]["limit"], "per_principal", "{e}");
-    assert!(e["message"].as_str().unwrap().contains("per_principal"), "{e}");
+    assert!(
+        e["message"].as_str().unwrap().contains("per_principal"),
+        "{e}"
+    );
 }
 
 #[tokio::test]

@@ -128,8 +128,7 @@ impl SessionLimits {
             return Ok(());
         }
         // Unreadable params are the method's to refuse.
-        let Some(Ok(Uri { uri })) = params.map(|p| serde_json::from_str::<Uri<'_>>(p.get()))
-        else {
+        let Some(Ok(Uri { uri })) = params.map(|p| serde_json::from_str::<Uri<'_>>(p.get())) else {
             return Ok(());
         };
         if uri.len() > self.max_subscription_uri {

@@ -194,7 +194,10 @@ impl Lives {
                 Arc::new(BusWatch { bus, session }) as Arc<dyn PushWatch>
             });
             let pushes = Pushes::new(self.limits.max_pending_pushes, watch);
-            (Arc::new(Live::new(&self.limits, Arc::new(pushes))), Instant::now())
+            (
+                Arc::new(Live::new(&self.limits, Arc::new(pushes))),
+                Instant::now(),
+            )
         });
         entry.1 = Instant::now();
         entry.0.clone()

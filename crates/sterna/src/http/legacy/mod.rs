@@ -24,11 +24,11 @@ pub use store::{MemorySessionStore, SessionError, SessionStore};
 use super::body::McpBody;
 use super::respond::{plain, rpc_error};
 use crate::server::legacy::SessionRecord;
+use crate::server::quota::limit_error;
 use crate::server::{Principal, QuotaKey};
 use http::{HeaderMap, HeaderValue, Response, StatusCode};
 use live::{Live, Lives};
 use std::sync::Arc;
-use crate::server::quota::limit_error;
 use std::time::Duration;
 use sterna_types::error::{ErrorCode, ErrorObject};
 use sterna_types::jsonrpc::RequestId;
@@ -221,7 +221,8 @@ fn refused(id: &RequestId, e: &SessionError) -> Response<McpBody> {
         }
         SessionError::Full => {
             tracing::warn!("the session store is full: a new session was refused");
-            let msg = "Too many sessions on this server (the session store's capacity); retry later";
+            let msg =
+                "Too many sessions on this server (the session store's capacity); retry later";
             let e = ErrorObject::new(ErrorCode::INTERNAL_ERROR, msg)
                 .with_data(serde_json::json!({ "limit": "capacity" }));
             let mut r = rpc_error(StatusCode::SERVICE_UNAVAILABLE, Some(id), &e);

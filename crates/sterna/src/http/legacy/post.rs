@@ -47,9 +47,7 @@ impl LegacyHttp {
         };
         match classify_envelope(bytes) {
             Inbound::Malformed(m) => rpc_error(StatusCode::BAD_REQUEST, m.id.as_ref(), &m.error),
-            Inbound::Notification { method, params } => {
-                self.notified(found, &method, params).await
-            }
+            Inbound::Notification { method, params } => self.notified(found, &method, params).await,
             Inbound::Response { id, outcome } => match (&found, id) {
                 (Some(f), Some(id)) if !f.live.pushes.answer(&id, outcome.clone()) => {
                     // Not waited for here: the replica running the request may.

@@ -33,8 +33,8 @@ impl LegacyHttp {
             id,
             outcome: outcome.map(ToOwned::to_owned),
         };
-        if let Err(r) = self.bounded(found, &event) {
-            return r;
+        if let Some(refused) = self.beyond_bounds(found, &event) {
+            return refused;
         }
         if self.publish(event).await {
             tracing::debug!("an answer for a push not waited for here: relayed to the fleet");
@@ -49,7 +49,11 @@ impl LegacyHttp {
 
     /// `notifications/cancelled` for a request that does not run here: relayed to the
     /// fleet (when there is one), within the session's bounds.
-    pub(crate) async fn relay_cancel(&self, found: &Found, request: RequestId) -> Response<McpBody> {
+    pub(crate) async fn relay_cancel(
+        &self,
+        found: &Found,
+        request: RequestId,
+    ) -> Response<McpBody> {
         if self.config.bus.is_none() {
             return plain(StatusCode::ACCEPTED);
         }
@@ -57,8 +61,8 @@ impl LegacyHttp {
             session: found.id.clone(),
             request,
         };
-        if let Err(r) = self.bounded(found, &event) {
-            return r;
+        if let Some(refused) = self.beyond_bounds(found, &event) {
+            return refused;
         }
         found.live.spend_publish();
         self.publish(event).await;
@@ -67,7 +71,7 @@ impl LegacyHttp {
 
     /// Refuses an event larger than a replica publishes (`413`), or any event once the
     /// session spent its budget (`429`): cancellations, and answers nobody waited for.
-    fn bounded(&self, found: &Found, event: &SessionEvent) -> Result<(), Response<McpBody>> {
+    fn beyond_bounds(&self, found: &Found, event: &SessionEvent) -> Option<Response<McpBody>> {
         let limits = &self.config.limits;
         let len = serde_json::to_vec(event).map_or(usize::MAX, |b| b.len());
         if len > limits.max_published {
@@ -77,7 +81,7 @@ impl LegacyHttp {
             );
             let max = limits.max_published;
             let e = limit_error(ErrorCode::INVALID_PARAMS, msg, "max_published", max);
-            return Err(rpc_error(StatusCode::PAYLOAD_TOO_LARGE, None, &e));
+            return Some(rpc_error(StatusCode::PAYLOAD_TOO_LARGE, None, &e));
         }
         if !found.live.may_publish(limits.publish_rate) {
             tracing::warn!("a session sends answers or cancellations faster than it may relay");
@@ -90,9 +94,9 @@ impl LegacyHttp {
             let mut r = rpc_error(StatusCode::TOO_MANY_REQUESTS, None, &e);
             r.headers_mut()
                 .insert("retry-after", http::HeaderValue::from_static("1"));
-            return Err(r);
+            return Some(r);
         }
-        Ok(())
+        None
     }
 }
 

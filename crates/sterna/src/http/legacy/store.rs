@@ -296,10 +296,16 @@ mod tests {
         let flood = QuotaKey::of(&Principal::anonymous().with_peer([10, 0, 0, 1].into()));
         let calm = QuotaKey::of(&Principal::anonymous().with_peer([10, 0, 0, 2].into()));
         for i in 0..3 {
-            store.create(&format!("f{i}"), &flood, record(), idle).await.unwrap();
+            store
+                .create(&format!("f{i}"), &flood, record(), idle)
+                .await
+                .unwrap();
         }
         let refused = store.create("f3", &flood, record(), idle).await;
-        assert!(matches!(refused, Err(SessionError::QuotaExceeded { limit: 3 })));
+        assert!(matches!(
+            refused,
+            Err(SessionError::QuotaExceeded { limit: 3 })
+        ));
         store.create("c0", &calm, record(), idle).await.unwrap();
         // Ending one of its sessions gives the client its slot back.
         assert!(store.remove("f0", &flood).await.unwrap());

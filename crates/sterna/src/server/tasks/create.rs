@@ -2,8 +2,8 @@
 
 use super::TaskSupport;
 use super::record::{TaskRecord, now_ms};
-use crate::server::context::RequestEnv;
 use crate::server::QuotaKey;
+use crate::server::context::RequestEnv;
 use crate::server::core::{Server, ToolEntry};
 use crate::state::FlowState;
 use serde_json::value::{RawValue, to_raw_value};
