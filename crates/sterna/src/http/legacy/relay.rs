@@ -37,7 +37,7 @@ impl LegacyHttp {
             return refused;
         }
         if self.publish(event).await {
-            tracing::debug!("an answer for a push not waited for here: relayed to the fleet");
+            tracing::debug!("an answer for a push not waited for here: published to the fleet");
             plain(StatusCode::ACCEPTED)
         } else {
             // Only answers nobody waits for are charged: a client answering the
