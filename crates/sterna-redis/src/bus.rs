@@ -2,17 +2,50 @@
 //! replica's `subscriptions/listen` streams (and 2025 GET streams), and what a 2025-11-25
 //! client sends to one replica for a request running on another (the answer to a pushed
 //! question, a cancellation, the end of its session) reaches that replica.
+//!
+//! An answer is published only for a push that waits for one: the replica that sends a
+//! push records its id in `{prefix}:pushes:{session}` (a sorted set scored by when the
+//! push stops waiting), and a script publishes an answer only when its id is there,
+//! removing it (so each answer goes out at most once). Answers a client invents are
+//! dropped in Redis before they reach any subscriber.
 
 use super::Redis;
 use futures_util::StreamExt;
 use futures_util::future::BoxFuture;
 use serde::{Deserialize, Serialize};
 use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
 use sterna::Server;
 use sterna::http::{McpService, SessionBus, SessionEvent};
 use sterna::server::Change;
+use sterna::types::jsonrpc::RequestId;
 use tokio::task::JoinHandle;
+
+/// Records a push that waits: KEYS[1] the session's pushes; ARGV: push id, ms it waits.
+const EXPECT: &str = r"
+local t = redis.call('TIME')
+local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+local ttl = tonumber(ARGV[2])
+redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now)
+redis.call('ZADD', KEYS[1], now + ttl, ARGV[1])
+if redis.call('PTTL', KEYS[1]) < ttl then redis.call('PEXPIRE', KEYS[1], ttl) end
+return 1";
+
+/// Publishes an answer when its push waits, once: KEYS[1] the session's pushes; ARGV:
+/// push id, channel, message.
+const ANSWER: &str = r"
+local expiry = redis.call('ZSCORE', KEYS[1], ARGV[1])
+if not expiry then return 0 end
+redis.call('ZREM', KEYS[1], ARGV[1])
+local t = redis.call('TIME')
+local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+if tonumber(expiry) < now then return 0 end
+redis.call('PUBLISH', ARGV[2], ARGV[3])
+return 1";
+
+/// How often the subscription is pinged (a connection that died silently is noticed).
+const PING_EVERY: Duration = Duration::from_secs(10);
 
 /// What travels on the channel.
 #[derive(Serialize, Deserialize)]
@@ -36,6 +69,8 @@ pub struct RedisBus {
     redis: Redis,
     origin: String,
     channel: String,
+    /// How many times the subscription was established (1 + resubscriptions).
+    subscribed: AtomicU64,
 }
 
 impl RedisBus {
@@ -46,12 +81,22 @@ impl RedisBus {
             channel: redis.key("bus", "all"),
             redis: redis.clone(),
             origin,
+            subscribed: AtomicU64::new(0),
         })
+    }
+
+    /// How many times the subscription was lost and established again (a Redis restart,
+    /// a dropped connection, Redis closing a subscriber that fell behind its output
+    /// buffer limit). Each one is logged at `error` level: what was published while it
+    /// was down is lost.
+    pub fn resubscriptions(&self) -> u64 {
+        self.subscribed.load(Ordering::Relaxed).saturating_sub(1)
     }
 
     /// Publishes `server`'s changes to the fleet, and starts receiving: the fleet's
     /// changes are announced on `server`, session events handed to `service`. The task
-    /// reconnects when Redis goes away.
+    /// subscribes again at once when the subscription ends, and keeps trying (every
+    /// 500 ms) while Redis is away.
     pub fn attach(
         self: &Arc<Self>,
         server: &Server,
@@ -67,21 +112,26 @@ impl RedisBus {
         let changes = server.changes().clone();
         tokio::spawn(async move {
             loop {
-                if let Err(e) = bus.receive(&changes, service.as_ref()).await {
-                    tracing::warn!(error = %e, "the Redis bus is down; reconnecting");
+                match bus.receive(&changes, service.as_ref()).await {
+                    Ok(()) => {
+                        tracing::error!(
+                        channel = %bus.channel,
+                        "the Redis bus subscription was dropped (connection closed: Redis restarted, or closed a subscriber over its pub/sub output buffer limit); subscribing again. Answers and changes published meanwhile are lost"
+                        );
+                        tokio::time::sleep(Duration::from_millis(50)).await;
+                    }
+                    Err(e) => {
+                        tracing::error!(error = %e, channel = %bus.channel, "the Redis bus is down; subscribing again");
+                        tokio::time::sleep(Duration::from_millis(500)).await;
+                    }
                 }
-                tokio::time::sleep(Duration::from_millis(500)).await;
             }
         })
     }
 
-    async fn send(&self, body: Body) {
-        let envelope = Envelope {
-            origin: self.origin.clone(),
-            body,
-        };
-        let Ok(json) = serde_json::to_string(&envelope) else {
-            return;
+    async fn send(&self, body: Body) -> bool {
+        let Some(json) = self.envelope(body) else {
+            return false;
         };
         let mut conn = self.redis.conn.clone();
         let sent: Result<i64, _> = redis::cmd("PUBLISH")
@@ -89,11 +139,55 @@ impl RedisBus {
             .arg(json)
             .query_async(&mut conn)
             .await;
-        if let Err(e) = sent {
-            tracing::warn!(error = %e, "could not publish to the fleet");
+        match sent {
+            Ok(_) => true,
+            Err(e) => {
+                tracing::warn!(error = %e, "could not publish to the fleet");
+                false
+            }
         }
     }
 
+    fn envelope(&self, body: Body) -> Option<String> {
+        let envelope = Envelope {
+            origin: self.origin.clone(),
+            body,
+        };
+        serde_json::to_string(&envelope).ok()
+    }
+
+    /// The answer, published by the script only when its push waits.
+    async fn send_answer(&self, session: &str, push: &RequestId, event: SessionEvent) -> bool {
+        let (Some(json), Ok(member)) = (
+            self.envelope(Body::Session(event)),
+            serde_json::to_string(push),
+        ) else {
+            return false;
+        };
+        let mut conn = self.redis.conn.clone();
+        let sent: Result<i64, _> = redis::cmd("EVAL")
+            .arg(ANSWER)
+            .arg(1)
+            .arg(self.pushes_key(session))
+            .arg(member)
+            .arg(&self.channel)
+            .arg(json)
+            .query_async(&mut conn)
+            .await;
+        match sent {
+            Ok(n) => n == 1,
+            Err(e) => {
+                tracing::warn!(error = %e, "could not publish an answer to the fleet");
+                false
+            }
+        }
+    }
+
+    fn pushes_key(&self, session: &str) -> String {
+        self.redis.key("pushes", session)
+    }
+
+    /// Subscribes and hands on what arrives until the subscription ends (`Ok`) or fails.
     async fn receive(
         &self,
         changes: &sterna::server::Changes,
@@ -101,31 +195,107 @@ impl RedisBus {
     ) -> Result<(), redis::RedisError> {
         let mut pubsub = self.redis.client.get_async_pubsub().await?;
         pubsub.subscribe(&self.channel).await?;
-        let mut messages = pubsub.on_message();
-        while let Some(msg) = messages.next().await {
-            let Ok(payload) = msg.get_payload::<String>() else {
-                continue;
-            };
-            let Ok(envelope) = serde_json::from_str::<Envelope>(&payload) else {
-                tracing::warn!("an unreadable message on the fleet bus");
-                continue;
-            };
-            if envelope.origin == self.origin {
-                continue;
-            }
-            match (envelope.body, service) {
-                (Body::Change(c), _) => changes.announce_local(c),
-                (Body::Session(e), Some(s)) => s.deliver(e),
-                (Body::Session(_), None) => {}
+        if self.subscribed.fetch_add(1, Ordering::Relaxed) > 0 {
+            tracing::warn!(channel = %self.channel, "subscribed to the Redis bus again");
+        }
+        let (mut sink, mut messages) = pubsub.split();
+        let mut ping = tokio::time::interval(PING_EVERY);
+        ping.tick().await;
+        loop {
+            tokio::select! {
+                msg = messages.next() => match msg {
+                    Some(msg) => self.hand_on(&msg, changes, service),
+                    None => return Ok(()),
+                },
+                _ = ping.tick() => {
+                    match tokio::time::timeout(PING_EVERY / 2, sink.ping::<String>()).await {
+                        Ok(Ok(_)) => {}
+                        Ok(Err(e)) => return Err(e),
+                        Err(_) => return Ok(()),
+                    }
+                }
             }
         }
-        Ok(())
+    }
+
+    fn hand_on(
+        &self,
+        msg: &redis::Msg,
+        changes: &sterna::server::Changes,
+        service: Option<&McpService>,
+    ) {
+        let Ok(payload) = msg.get_payload::<String>() else {
+            return;
+        };
+        let Ok(envelope) = serde_json::from_str::<Envelope>(&payload) else {
+            tracing::warn!("an unreadable message on the fleet bus");
+            return;
+        };
+        if envelope.origin == self.origin {
+            return;
+        }
+        match (envelope.body, service) {
+            (Body::Change(c), _) => changes.announce_local(c),
+            (Body::Session(e), Some(s)) => s.deliver(e),
+            (Body::Session(_), None) => {}
+        }
     }
 }
 
 impl SessionBus for RedisBus {
-    fn publish(&self, event: SessionEvent) -> BoxFuture<'_, ()> {
-        Box::pin(self.send(Body::Session(event)))
+    fn publish(&self, event: SessionEvent) -> BoxFuture<'_, bool> {
+        Box::pin(async move {
+            match &event {
+                SessionEvent::Answer { session, id, .. } => {
+                    let (session, id) = (session.clone(), id.clone());
+                    self.send_answer(&session, &id, event).await
+                }
+                _ => self.send(Body::Session(event)).await,
+            }
+        })
+    }
+
+    fn expect<'a>(
+        &'a self,
+        session: &'a str,
+        push: &'a RequestId,
+        within: Duration,
+    ) -> BoxFuture<'a, ()> {
+        Box::pin(async move {
+            let Ok(member) = serde_json::to_string(push) else {
+                return;
+            };
+            let ttl = u64::try_from(within.as_millis()).unwrap_or(u64::MAX).max(1);
+            let mut conn = self.redis.conn.clone();
+            let recorded: Result<i64, _> = redis::cmd("EVAL")
+                .arg(EXPECT)
+                .arg(1)
+                .arg(self.pushes_key(session))
+                .arg(member)
+                .arg(ttl)
+                .query_async(&mut conn)
+                .await;
+            if let Err(e) = recorded {
+                tracing::warn!(error = %e, "could not record a push for the fleet: an answer posted to another replica will be dropped");
+            }
+        })
+    }
+
+    fn settle<'a>(&'a self, session: &'a str, push: &'a RequestId) -> BoxFuture<'a, ()> {
+        Box::pin(async move {
+            let Ok(member) = serde_json::to_string(push) else {
+                return;
+            };
+            let mut conn = self.redis.conn.clone();
+            let removed: Result<i64, _> = redis::cmd("ZREM")
+                .arg(self.pushes_key(session))
+                .arg(member)
+                .query_async(&mut conn)
+                .await;
+            if let Err(e) = removed {
+                tracing::debug!(error = %e, "could not forget a push");
+            }
+        })
     }
 }
 

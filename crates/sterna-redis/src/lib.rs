@@ -9,9 +9,13 @@
 //! | task records (`io.modelcontextprotocol/tasks`), so any replica polls, updates, cancels and runs any task | [`RedisTaskStore`] | [`TaskStore`](sterna::server::TaskStore) |
 //! | sealed payloads of stored states (the client carries a reference) | [`RedisStateStore`] | [`StateStore`](sterna::state::StateStore) |
 //! | 2025-11-25 session records, so any replica serves any session | [`RedisSessionStore`] | [`SessionStore`](sterna::http::SessionStore) |
-//! | list and resource changes to every replica's listeners; answers, cancellations and session ends to the replica running the request | [`RedisBus`] | [`Changes::forward_with`](sterna::server::Changes::forward_with), [`SessionBus`](sterna::http::SessionBus) |
+//! | list and resource changes to every replica's listeners; answers (only to pushes that wait for one), cancellations and session ends to the replica running the request | [`RedisBus`] | [`Changes::forward_with`](sterna::server::Changes::forward_with), [`SessionBus`](sterna::http::SessionBus) |
 //!
-//! Every key starts with a prefix (default `sterna`) and every operation touches one key,
+//! Each client (its [`QuotaKey`](sterna::server::QuotaKey)) holds a bounded share of the
+//! sessions, tasks and stored states across the fleet (`per_principal` on each store; a
+//! sorted set per client, `{prefix}:share:{kind}:{key}`, taken by one atomic script).
+//!
+//! Every key starts with a prefix (default `sterna`) and every command touches one key,
 //! so the layout works on a Redis Cluster too. When Redis cannot be reached, the affected
 //! requests fail with a clear error and work again when it is back; nothing fails open (a
 //! single-use state is never accepted twice because Redis blinked).
@@ -36,6 +40,7 @@
 mod bus;
 mod replay;
 mod sessions;
+mod shares;
 mod states;
 mod tasks;
 

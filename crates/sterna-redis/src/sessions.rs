@@ -1,22 +1,36 @@
 //! 2025-11-25 session records in Redis: any replica serves any session's requests.
 //! Records are JSON under `{prefix}:session:{id}`, expiring after their idle time, which
-//! every use refreshes (`GETEX`).
+//! every use refreshes (`GETEX`). Each client holds at most
+//! [`per_principal`](RedisSessionStore::per_principal) sessions across the fleet (its
+//! share, kept in `{prefix}:share:session:{quota key}`).
 
 use super::Redis;
+use super::shares::{REFRESH, Shares, Taken};
 use futures_util::future::BoxFuture;
-use redis::AsyncCommands;
 use std::time::Duration;
 use sterna::http::{SessionError, SessionRecord, SessionStore};
+use sterna::server::QuotaKey;
 
 /// A [`SessionStore`] in Redis.
 #[derive(Debug, Clone)]
 pub struct RedisSessionStore {
     redis: Redis,
+    shares: Shares,
 }
 
 impl RedisSessionStore {
     pub(crate) fn new(redis: Redis) -> Self {
-        Self { redis }
+        Self {
+            redis,
+            shares: Shares::new("session", 100),
+        }
+    }
+
+    /// How many live sessions one client (an authenticated principal, or an anonymous
+    /// peer address: see [`QuotaKey`]) may hold across the fleet (default 100).
+    pub fn per_principal(mut self, limit: usize) -> Self {
+        self.shares = Shares::new("session", limit);
+        self
     }
 }
 
@@ -30,29 +44,57 @@ fn millis(d: Duration) -> u64 {
 
 impl RedisSessionStore {
     /// Writes `record` with the idle expiry, only if the session is new (`NX`) or only if it
-    /// still exists (`XX`).
-    fn put(
+    /// still exists (`XX`). `false` when the condition did not hold.
+    async fn put(
         &self,
         id: &str,
         record: SessionRecord,
         idle: Duration,
         condition: &'static str,
-    ) -> BoxFuture<'_, Result<(), SessionError>> {
+    ) -> Result<bool, SessionError> {
         let key = self.redis.key("session", id);
         let mut conn = self.redis.conn.clone();
-        Box::pin(async move {
-            let json = serde_json::to_string(&record).map_err(unavailable)?;
-            let _: Option<String> = redis::cmd("SET")
-                .arg(&key)
-                .arg(json)
-                .arg(condition)
-                .arg("PX")
-                .arg(millis(idle))
-                .query_async(&mut conn)
+        let json = serde_json::to_string(&record).map_err(unavailable)?;
+        let set: Option<String> = redis::cmd("SET")
+            .arg(&key)
+            .arg(json)
+            .arg(condition)
+            .arg("PX")
+            .arg(millis(idle))
+            .query_async(&mut conn)
+            .await
+            .map_err(unavailable)?;
+        Ok(set.is_some())
+    }
+
+    async fn create_now(
+        &self,
+        id: &str,
+        owner: &QuotaKey,
+        record: SessionRecord,
+        idle: Duration,
+    ) -> Result<(), SessionError> {
+        let mut conn = self.redis.conn.clone();
+        let shares = &self.shares;
+        let taken = shares
+            .take(&self.redis, &mut conn, owner, id, millis(idle))
+            .await
+            .map_err(unavailable)?;
+        if taken == Taken::Refused {
+            return Err(SessionError::QuotaExceeded {
+                limit: shares.limit,
+            });
+        }
+        if !self.put(id, record, idle, "NX").await? && taken == Taken::New {
+            // Ids are random: a taken one is another client's session.
+            tracing::warn!("a new session's id was taken already; the record was kept");
+            let redis = &self.redis;
+            shares
+                .give_back(redis, &mut conn, owner, id)
                 .await
                 .map_err(unavailable)?;
-            Ok(())
-        })
+        }
+        Ok(())
     }
 }
 
@@ -60,23 +102,37 @@ impl SessionStore for RedisSessionStore {
     fn create(
         &self,
         id: &str,
+        owner: &QuotaKey,
         record: SessionRecord,
         idle: Duration,
     ) -> BoxFuture<'_, Result<(), SessionError>> {
-        self.put(id, record, idle, "NX")
+        let (id, owner) = (id.to_owned(), owner.clone());
+        Box::pin(async move { self.create_now(&id, &owner, record, idle).await })
     }
 
+    /// `GETEX` and, in the same round trip, the owner's share of the session refreshed
+    /// (a no-op when `owner` is not the client that holds it).
     fn touch(
         &self,
         id: &str,
+        owner: &QuotaKey,
         idle: Duration,
     ) -> BoxFuture<'_, Result<Option<SessionRecord>, SessionError>> {
         let key = self.redis.key("session", id);
+        let share = self.shares.key(&self.redis, owner);
+        let id = id.to_owned();
         let mut conn = self.redis.conn.clone();
         Box::pin(async move {
-            let json: Option<String> = redis::cmd("GETEX")
+            let (json, _): (Option<String>, i64) = redis::pipe()
+                .cmd("GETEX")
                 .arg(&key)
                 .arg("PX")
+                .arg(millis(idle))
+                .cmd("EVAL")
+                .arg(REFRESH)
+                .arg(1)
+                .arg(share)
+                .arg(id)
                 .arg(millis(idle))
                 .query_async(&mut conn)
                 .await
@@ -94,14 +150,25 @@ impl SessionStore for RedisSessionStore {
         record: SessionRecord,
         idle: Duration,
     ) -> BoxFuture<'_, Result<(), SessionError>> {
-        self.put(id, record, idle, "XX")
+        let id = id.to_owned();
+        Box::pin(async move { self.put(&id, record, idle, "XX").await.map(drop) })
     }
 
-    fn remove(&self, id: &str) -> BoxFuture<'_, Result<bool, SessionError>> {
+    fn remove(&self, id: &str, owner: &QuotaKey) -> BoxFuture<'_, Result<bool, SessionError>> {
         let key = self.redis.key("session", id);
+        let share = self.shares.key(&self.redis, owner);
+        let id = id.to_owned();
         let mut conn = self.redis.conn.clone();
         Box::pin(async move {
-            let n: u64 = conn.del(&key).await.map_err(unavailable)?;
+            let (n, _): (u64, u64) = redis::pipe()
+                .cmd("DEL")
+                .arg(&key)
+                .cmd("ZREM")
+                .arg(share)
+                .arg(id)
+                .query_async(&mut conn)
+                .await
+                .map_err(unavailable)?;
             Ok(n > 0)
         })
     }

@@ -1,8 +1,12 @@
-//! Stored states across the fleet: `SET key payload PXAT expiry` on issue, `GET key` on the
-//! retry. One key per state, so the layout works on a Redis Cluster.
+//! Stored states across the fleet: `SET key payload EXAT expiry` on issue, `GET key` on the
+//! retry. One key per state, so the layout works on a Redis Cluster. Each client holds at
+//! most [`per_principal`](RedisStateStore::per_principal) unexpired states across the
+//! fleet (its share, kept in `{prefix}:share:state:{quota key}`).
 
+use super::shares::{Shares, Taken};
 use super::{Redis, hex};
 use futures_util::future::BoxFuture;
+use sterna::server::QuotaKey;
 use sterna::state::{StateStore, StoreError};
 
 /// A [`StateStore`] in Redis: `<prefix>:state:<id>` holds a sealed payload until the
@@ -11,11 +15,56 @@ use sterna::state::{StateStore, StoreError};
 #[derive(Debug, Clone)]
 pub struct RedisStateStore {
     redis: Redis,
+    shares: Shares,
 }
 
 impl RedisStateStore {
     pub(crate) fn new(redis: Redis) -> Self {
-        Self { redis }
+        Self {
+            redis,
+            shares: Shares::new("state", 1000),
+        }
+    }
+
+    /// How many unexpired stored states one client (an authenticated principal, or an
+    /// anonymous peer address: see [`QuotaKey`]) may hold across the fleet (default
+    /// 1,000; each round of a flow that stores its state adds one for the state TTL).
+    pub fn per_principal(mut self, limit: usize) -> Self {
+        self.shares = Shares::new("state", limit);
+        self
+    }
+
+    async fn put_now(
+        &self,
+        id: [u8; 16],
+        owner: &QuotaKey,
+        sealed: Vec<u8>,
+        expires_at: u64,
+    ) -> Result<(), StoreError> {
+        let entry = hex(&id);
+        let mut conn = self.redis.conn.clone();
+        let now_ms = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.as_millis() as u64);
+        let ttl_ms = expires_at.saturating_mul(1000).saturating_sub(now_ms);
+        let shares = &self.shares;
+        let taken = shares
+            .take(&self.redis, &mut conn, owner, &entry, ttl_ms)
+            .await
+            .map_err(unavailable)?;
+        if taken == Taken::Refused {
+            return Err(StoreError::QuotaExceeded {
+                limit: shares.limit,
+            });
+        }
+        redis::cmd("SET")
+            .arg(self.redis.key("state", &entry))
+            .arg(sealed)
+            .arg("EXAT")
+            .arg(expires_at.max(1))
+            .query_async::<()>(&mut conn)
+            .await
+            .map_err(unavailable)
     }
 }
 
@@ -27,21 +76,12 @@ impl StateStore for RedisStateStore {
     fn put(
         &self,
         id: [u8; 16],
+        owner: &QuotaKey,
         sealed: Vec<u8>,
         expires_at: u64,
     ) -> BoxFuture<'_, Result<(), StoreError>> {
-        let key = self.redis.key("state", &hex(&id));
-        let mut conn = self.redis.conn.clone();
-        Box::pin(async move {
-            redis::cmd("SET")
-                .arg(&key)
-                .arg(sealed)
-                .arg("EXAT")
-                .arg(expires_at.max(1))
-                .query_async::<()>(&mut conn)
-                .await
-                .map_err(unavailable)
-        })
+        let owner = owner.clone();
+        Box::pin(async move { self.put_now(id, &owner, sealed, expires_at).await })
     }
 
     fn get(&self, id: [u8; 16]) -> BoxFuture<'_, Result<Option<Vec<u8>>, StoreError>> {

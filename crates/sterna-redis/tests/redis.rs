@@ -170,19 +170,27 @@ async fn session_records_live_expire_and_end() {
     let redis = Redis::connect(&server.url).await.unwrap().with_prefix("t");
     let store = redis.session_store();
     let idle = Duration::from_millis(600);
-    store.create("s1", record(), idle).await.unwrap();
-    let mut r = store.touch("s1", idle).await.unwrap().unwrap();
+    let me = sterna::server::QuotaKey::of(&sterna::server::Principal::new("me"));
+    store.create("s1", &me, record(), idle).await.unwrap();
+    let mut r = store.touch("s1", &me, idle).await.unwrap().unwrap();
     assert!(!r.initialized);
     r.initialized = true;
     store.update("s1", r, idle).await.unwrap();
-    assert!(store.touch("s1", idle).await.unwrap().unwrap().initialized);
-    assert!(store.touch("nope", idle).await.unwrap().is_none());
+    assert!(
+        store
+            .touch("s1", &me, idle)
+            .await
+            .unwrap()
+            .unwrap()
+            .initialized
+    );
+    assert!(store.touch("nope", &me, idle).await.unwrap().is_none());
     // Each use refreshes the idle time; unused, it expires.
     tokio::time::sleep(Duration::from_millis(400)).await;
-    assert!(store.touch("s1", idle).await.unwrap().is_some());
+    assert!(store.touch("s1", &me, idle).await.unwrap().is_some());
     tokio::time::sleep(Duration::from_millis(900)).await;
-    assert!(store.touch("s1", idle).await.unwrap().is_none());
-    store.create("s2", record(), idle).await.unwrap();
-    assert!(store.remove("s2").await.unwrap());
-    assert!(!store.remove("s2").await.unwrap());
+    assert!(store.touch("s1", &me, idle).await.unwrap().is_none());
+    store.create("s2", &me, record(), idle).await.unwrap();
+    assert!(store.remove("s2", &me).await.unwrap());
+    assert!(!store.remove("s2", &me).await.unwrap());
 }

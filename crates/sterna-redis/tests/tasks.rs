@@ -231,9 +231,18 @@ async fn the_store_swaps_by_version_and_expires() {
     let redis = harness::Server::start();
     let store = Redis::connect(&redis.url).await.unwrap().task_store();
     let keep = Duration::from_millis(300);
-    assert!(store.create("t1", b"one".to_vec(), keep).await.unwrap());
+    let me = sterna::server::QuotaKey::of(&Principal::new("me"));
     assert!(
-        !store.create("t1", b"two".to_vec(), keep).await.unwrap(),
+        store
+            .create("t1", &me, b"one".to_vec(), keep)
+            .await
+            .unwrap()
+    );
+    assert!(
+        !store
+            .create("t1", &me, b"two".to_vec(), keep)
+            .await
+            .unwrap(),
         "ids are never reused"
     );
     assert!(store.swap("t1", 1, b"two".to_vec(), keep).await.unwrap());

@@ -19,6 +19,8 @@ impl Caller {
     /// The caller the layers in front of the endpoint left in `extensions`
     /// (anonymous, with no per-target rule, when there are none).
     pub(crate) fn take(extensions: &mut Extensions) -> Self {
+        // The peer counts for an anonymous caller's shares (whoever authenticated it).
+        super::peer::stamp(extensions);
         Self {
             principal: extensions.remove::<Principal>().unwrap_or_default(),
             scopes: extensions.remove::<ScopeCheck>(),

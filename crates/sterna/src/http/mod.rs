@@ -24,6 +24,7 @@ mod era;
 mod headers;
 pub mod layers;
 mod legacy;
+mod peer;
 mod respond;
 mod serve;
 mod service;
@@ -34,8 +35,10 @@ pub use auth::{AuthError, AuthLayer, AuthService, Authenticator, BearerTokens};
 pub use body::McpBody;
 pub use config::{HttpConfig, OriginPolicy};
 pub use legacy::{
-    MemorySessionStore, SessionBus, SessionConfig, SessionError, SessionEvent, SessionStore,
+    MemorySessionStore, SessionBus, SessionConfig, SessionError, SessionEvent, SessionLimits,
+    SessionStore,
 };
+pub use peer::PeerAddr;
 pub use serve::HttpServer;
 pub use service::{McpService, ResponseFuture};
 

@@ -115,7 +115,7 @@ impl HttpServer {
         loop {
             tokio::select! {
                 accepted = listener.accept() => {
-                    let (stream, _) = match accepted {
+                    let (stream, peer) = match accepted {
                         Ok(c) => c,
                         Err(e) => {
                             tracing::warn!(error = %e, "accept failed");
@@ -124,7 +124,7 @@ impl HttpServer {
                         }
                     };
                     let _ = stream.set_nodelay(true);
-                    let routed = Routed { path: path.clone(), inner: mcp.clone(), headers: headers.clone() };
+                    let routed = Routed { path: path.clone(), inner: mcp.clone(), headers: headers.clone(), peer };
                     let conn = hyper::server::conn::http1::Builder::new()
                         .timer(TokioTimer::new())
                         .header_read_timeout(Duration::from_secs(30))
@@ -215,6 +215,8 @@ struct Routed {
     path: Arc<str>,
     inner: McpService,
     headers: Arc<http::HeaderMap>,
+    /// The connection's peer: its [`PeerAddr`](super::PeerAddr) on every request.
+    peer: SocketAddr,
 }
 
 impl<B> tower_service::Service<http::Request<B>> for Routed
@@ -236,8 +238,10 @@ where
         std::task::Poll::Ready(Ok(()))
     }
 
-    fn call(&mut self, req: http::Request<B>) -> Self::Future {
+    fn call(&mut self, mut req: http::Request<B>) -> Self::Future {
         use futures_util::future::{Either, ready};
+        req.extensions_mut().insert(super::PeerAddr(self.peer));
+        super::peer::stamp(req.extensions_mut());
         if req.uri().path() != &*self.path {
             let mut r = http::Response::new(super::body::McpBody::empty());
             *r.status_mut() = http::StatusCode::NOT_FOUND;

@@ -28,6 +28,7 @@ pub(crate) mod outcome;
 pub(crate) mod prepare;
 mod principal;
 mod prompt;
+pub(crate) mod quota;
 mod registry;
 pub(crate) mod request;
 mod resource;
@@ -50,6 +51,7 @@ pub use handler::{
 };
 pub use principal::{AccessGrant, Principal};
 pub use prompt::{AskingPrompt, Prompt, PromptDef};
+pub use quota::QuotaKey;
 pub use resource::{AskingResource, Resource, ResourceBase, ResourceDef, ResourceTemplate};
 pub use response::Response;
 pub use tasks::{MemoryTaskStore, StoredTask, TaskStore, TaskStoreError, TaskSupport};

@@ -5,6 +5,7 @@ use serde_json::{Map, Value};
 use std::collections::BTreeSet;
 use std::fmt;
 use std::hash::{Hash, Hasher};
+use std::net::IpAddr;
 use std::sync::Arc;
 use std::time::SystemTime;
 
@@ -15,11 +16,13 @@ use std::time::SystemTime;
 /// the authorization server introspected) also carries the token's [`AccessGrant`]:
 /// its issuer, subject, scopes and claims (never the token itself).
 ///
-/// Two principals are equal when their ids are equal, whatever their grants.
+/// Two principals are equal when their ids are equal, whatever their grants and peers.
 #[derive(Clone, Default)]
 pub struct Principal {
     id: Option<Arc<str>>,
     grant: Option<Arc<AccessGrant>>,
+    /// The network peer, when the transport knows it: the share of an anonymous caller.
+    peer: Option<IpAddr>,
 }
 
 impl Principal {
@@ -33,6 +36,7 @@ impl Principal {
         Self {
             id: Some(id.into()),
             grant: None,
+            peer: None,
         }
     }
 
@@ -44,6 +48,7 @@ impl Principal {
         Self {
             id: Some(id.into()),
             grant: Some(Arc::new(grant)),
+            peer: None,
         }
     }
 
@@ -55,6 +60,20 @@ impl Principal {
     /// What the caller's access token granted, when it authenticated with one.
     pub fn grant(&self) -> Option<&AccessGrant> {
         self.grant.as_deref()
+    }
+
+    /// The same principal, calling from `peer` (sterna's [`HttpServer`](crate::http::HttpServer)
+    /// sets it from the connection; see [`PeerAddr`](crate::http::PeerAddr)). Anonymous
+    /// callers get their shares of the bounded stores by peer (see
+    /// [`QuotaKey`](crate::server::QuotaKey)); it changes nothing else.
+    pub fn with_peer(mut self, peer: IpAddr) -> Self {
+        self.peer = Some(peer);
+        self
+    }
+
+    /// The network peer the transport saw, if it told.
+    pub fn peer(&self) -> Option<IpAddr> {
+        self.peer
     }
 }
 
@@ -77,6 +96,7 @@ impl fmt::Debug for Principal {
         f.debug_struct("Principal")
             .field("id", &self.id)
             .field("grant", &self.grant)
+            .field("peer", &self.peer)
             .finish()
     }
 }

@@ -12,7 +12,7 @@ use super::outcome::{Asked, Completed, Continuation, Outcome};
 use super::request::RawField;
 use crate::mrtr::Resolver;
 use crate::state::digest::{args_digest, question_digest, string_map_digest};
-use crate::state::{Binding, FlowState, Refused, SealError};
+use crate::state::{Binding, FlowState, Refused, SealError, StoreError};
 use futures_util::future::BoxFuture;
 use serde_json::value::RawValue;
 use serde_json::{Map, Value};
@@ -402,10 +402,11 @@ impl<'s, 'a> Round<'s, 'a> {
             return Ok(Asked { requests, next });
         }
         let digest = self.digest()?;
+        let owner = super::QuotaKey::of(&self.env.principal);
         let sealed = self
             .server
             .state()
-            .seal_flow(&self.binding(&digest), next)
+            .seal_flow(&self.binding(&digest), &owner, next)
             .await;
         let token = sealed.map_err(|e| self.seal_failed(e))?;
         let next = Continuation::Sealed(token);
@@ -425,6 +426,13 @@ impl<'s, 'a> Round<'s, 'a> {
                 ErrorObject::internal(format!(
                     "The answers collected so far do not fit in requestState ({len} bytes, limit {limit})"
                 ))
+            }
+            SealError::Store(StoreError::QuotaExceeded { limit }) => {
+                let msg = format!(
+                    "Too many stored states: this client already holds {limit} unexpired ones, its share of the server (the state store's per_principal limit); retry once one has expired"
+                );
+                let code = sterna_types::error::ErrorCode::INTERNAL_ERROR;
+                super::quota::limit_error(code, msg, "per_principal", limit)
             }
             SealError::Store(e) => {
                 tracing::error!(error = %e, "state store failed; the next state was not issued");

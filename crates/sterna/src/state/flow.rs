@@ -109,10 +109,12 @@ impl StateConfig {
 
     /// Seals the state for the next round, valid for the configured TTL: inline, or kept
     /// in the state store with a reference for the client (as configured). Refuses to
-    /// emit a state this server would itself refuse for its size.
+    /// emit a state this server would itself refuse for its size. A stored state counts
+    /// against `owner`'s share of the store.
     pub(crate) async fn seal_flow(
         &self,
         binding: &Binding<'_>,
+        owner: &crate::server::QuotaKey,
         flow: FlowState,
     ) -> Result<String, SealError> {
         let now = self.now();
@@ -138,7 +140,7 @@ impl StateConfig {
             let sealed = seal_plain(&self.keys, binding, plain, &reference.context());
             let expires = exp.saturating_add(self.skew.as_secs());
             store
-                .put(reference.id, sealed, expires)
+                .put(reference.id, owner, sealed, expires)
                 .await
                 .map_err(SealError::Store)?;
             return Ok(token);

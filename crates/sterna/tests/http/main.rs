@@ -24,6 +24,7 @@ mod oauth_loopback;
 mod oauth_mock;
 mod oidc;
 mod protected;
+mod quotas;
 mod scopes;
 mod streams;
 #[cfg(feature = "tls")]

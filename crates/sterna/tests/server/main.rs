@@ -11,6 +11,7 @@ mod hardening;
 mod legacy;
 mod mrtr_flows;
 mod protocol;
+mod quotas;
 mod state_security;
 mod stored_state;
 mod tasks;

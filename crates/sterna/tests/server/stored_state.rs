@@ -29,7 +29,13 @@ impl Probe {
 }
 
 impl StateStore for Probe {
-    fn put(&self, id: [u8; 16], sealed: Vec<u8>, _: u64) -> BoxFuture<'_, Result<(), StoreError>> {
+    fn put(
+        &self,
+        id: [u8; 16],
+        _: &sterna::server::QuotaKey,
+        sealed: Vec<u8>,
+        _: u64,
+    ) -> BoxFuture<'_, Result<(), StoreError>> {
         let r = if self.down.load(Ordering::SeqCst) {
             Err(StoreError::Unavailable("down for the test".into()))
         } else {

@@ -3,10 +3,11 @@
 //! question, a cancellation or the end of a session may arrive at another replica than
 //! the one running the request.
 
-use futures_util::future::BoxFuture;
+use futures_util::future::{BoxFuture, ready};
 use serde::{Deserialize, Serialize};
 use serde_json::value::RawValue;
 use std::fmt;
+use std::time::Duration;
 use sterna_types::error::ErrorObject;
 use sterna_types::jsonrpc::RequestId;
 
@@ -68,10 +69,39 @@ mod outcome {
 
 /// Publishes [`SessionEvent`]s to every other replica. Each replica hands what it
 /// receives to [`McpService::deliver`](crate::http::McpService::deliver).
+///
+/// Answers are the events a client can send at will (one POST each), so a bus relays an
+/// answer only for a push that waits for one: the replica that sends a push calls
+/// [`expect`](Self::expect) first, and [`publish`](Self::publish) drops an answer to
+/// anything else (and relays each answer at most once). Before publishing, the endpoint
+/// also bounds what a session may publish (size and rate, see
+/// [`SessionLimits`](super::SessionLimits)).
 pub trait SessionBus: Send + Sync + fmt::Debug + 'static {
     /// Publishes an event (best effort: a lost event is a lost answer, which the push
-    /// waiting for it times out on).
-    fn publish(&self, event: SessionEvent) -> BoxFuture<'_, ()>;
+    /// waiting for it times out on). `false` when the bus dropped it: an answer to a push
+    /// that no replica [`expect`](Self::expect)s (unknown, already answered, expired).
+    fn publish(&self, event: SessionEvent) -> BoxFuture<'_, bool>;
+
+    /// A push of `session` with id `push` is about to be sent and waits for its answer
+    /// for at most `within`: an answer to it may be published until then, once. Called
+    /// before the client can see the push. The default records nothing (and a bus that
+    /// records nothing must not drop answers it cannot check).
+    fn expect<'a>(
+        &'a self,
+        session: &'a str,
+        push: &'a RequestId,
+        within: Duration,
+    ) -> BoxFuture<'a, ()> {
+        let _ = (session, push, within);
+        Box::pin(ready(()))
+    }
+
+    /// The push no longer waits (answered on the replica that sent it, timed out,
+    /// cancelled): answers to it are dropped from now on. The default does nothing.
+    fn settle<'a>(&'a self, session: &'a str, push: &'a RequestId) -> BoxFuture<'a, ()> {
+        let _ = (session, push);
+        Box::pin(ready(()))
+    }
 }
 
 #[cfg(test)]

@@ -3,12 +3,12 @@
 
 use super::live::Live;
 use super::log::{StreamLog, follow, parse_event_id};
-use super::{LegacyHttp, SessionEvent};
+use super::{Found, LegacyHttp, SessionEvent};
 use crate::http::body::McpBody;
 use crate::http::layers::Accepts;
 use crate::http::respond::{plain, rpc_error, sse_response};
 use crate::server::inbound::legacy_change;
-use crate::server::{Principal, Server};
+use crate::server::{Principal, QuotaKey, Server};
 use http::{HeaderMap, Response, StatusCode};
 use std::sync::Arc;
 use sterna_types::error::{ErrorCode, ErrorObject};
@@ -46,7 +46,7 @@ impl LegacyHttp {
                 None => return plain(StatusCode::BAD_REQUEST),
             },
             Some(Err(())) => return plain(StatusCode::BAD_REQUEST),
-            None => match self.standalone(server, &found.id, &found.live) {
+            None => match self.standalone(server, &found) {
                 Some(log) => (log, u64::MAX),
                 None => return plain(StatusCode::CONFLICT),
             },
@@ -66,7 +66,8 @@ impl LegacyHttp {
     }
 
     /// The session's stream of unrelated messages; `None` when a client already reads it.
-    fn standalone(&self, server: &Server, id: &str, live: &Arc<Live>) -> Option<Arc<StreamLog>> {
+    fn standalone(&self, server: &Server, found: &Found) -> Option<Arc<StreamLog>> {
+        let live = &found.live;
         let mut slot = live.standalone.lock().unwrap_or_else(|p| p.into_inner());
         if let Some(log) = slot.as_ref() {
             return (log.readers() == 0).then(|| log.clone());
@@ -76,7 +77,7 @@ impl LegacyHttp {
         tokio::spawn(forward_changes(
             server.clone(),
             self.config.store.clone(),
-            id.to_owned(),
+            (found.id.clone(), found.owner.clone()),
             live.clone(),
             log.clone(),
             self.config.idle,
@@ -95,7 +96,7 @@ impl LegacyHttp {
             Ok(None) => return plain(StatusCode::BAD_REQUEST),
             Err(answer) => return answer,
         };
-        if let Err(e) = self.config.store.remove(&found.id).await {
+        if let Err(e) = self.config.store.remove(&found.id, &found.owner).await {
             tracing::error!(error = %e, "the session store failed");
         }
         self.lives.remove(&found.id);
@@ -109,7 +110,7 @@ impl LegacyHttp {
 async fn forward_changes(
     server: Server,
     store: Arc<dyn super::SessionStore>,
-    id: String,
+    (id, owner): (String, QuotaKey),
     live: Arc<Live>,
     log: Arc<StreamLog>,
     idle: std::time::Duration,
@@ -124,7 +125,7 @@ async fn forward_changes(
                 Err(_) => return,
             },
         };
-        let Ok(Some(record)) = store.touch(&id, idle).await else {
+        let Ok(Some(record)) = store.touch(&id, &owner, idle).await else {
             return;
         };
         if !record.initialized {

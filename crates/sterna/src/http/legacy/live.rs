@@ -1,8 +1,12 @@
 //! What this process holds for a legacy session while it is used: pushes waiting for
-//! answers, the streams of its requests (for replay), requests in flight.
+//! answers, the streams of its requests (for replay), requests in flight (bounded), and
+//! its budget for publishing to the fleet.
 
+use super::SessionLimits;
+use super::bus::SessionBus;
 use super::log::StreamLog;
-use crate::server::legacy::Pushes;
+use crate::server::legacy::{PushWatch, Pushes};
+use futures_util::future::BoxFuture;
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
@@ -15,19 +19,67 @@ fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
     m.lock().unwrap_or_else(|p| p.into_inner())
 }
 
+/// Why a request of a session was not started.
+#[derive(Debug, PartialEq, Eq)]
+pub(crate) enum Busy {
+    /// A request with this id is in flight.
+    IdInUse,
+    /// The session runs as many requests as it may.
+    Full(usize),
+}
+
 /// The live parts of one session.
-#[derive(Debug, Default)]
+#[derive(Debug)]
 pub(crate) struct Live {
     pub(crate) pushes: Arc<Pushes>,
     streams: Mutex<HashMap<u64, Arc<StreamLog>>>,
     next_stream: AtomicU64,
     in_flight: Mutex<HashMap<RequestId, CancellationToken>>,
+    max_in_flight: usize,
+    /// What the session may still publish to the fleet (token bucket).
+    publish: Mutex<(f64, Instant)>,
     /// The stream of messages unrelated to any request (the GET stream).
     pub(crate) standalone: Mutex<Option<Arc<StreamLog>>>,
     pub(crate) ended: CancellationToken,
 }
 
+impl Default for Live {
+    fn default() -> Self {
+        Self::new(&SessionLimits::default(), Arc::new(Pushes::default()))
+    }
+}
+
 impl Live {
+    fn new(limits: &SessionLimits, pushes: Arc<Pushes>) -> Self {
+        Self {
+            pushes,
+            streams: Mutex::default(),
+            next_stream: AtomicU64::new(0),
+            in_flight: Mutex::default(),
+            max_in_flight: limits.max_in_flight.max(1),
+            publish: Mutex::new((f64::from(limits.publish_rate), Instant::now())),
+            standalone: Mutex::default(),
+            ended: CancellationToken::new(),
+        }
+    }
+
+    /// Whether the session may still publish to the fleet: its budget refills at `rate`
+    /// events a second, up to `rate`.
+    pub(crate) fn may_publish(&self, rate: u32) -> bool {
+        let rate = f64::from(rate.max(1));
+        let mut bucket = lock(&self.publish);
+        let now = Instant::now();
+        let refill = now.duration_since(bucket.1).as_secs_f64() * rate;
+        *bucket = ((bucket.0 + refill).min(rate), now);
+        bucket.0 >= 1.0
+    }
+
+    /// Takes one event from the session's budget for publishing.
+    pub(crate) fn spend_publish(&self) {
+        let mut bucket = lock(&self.publish);
+        bucket.0 = (bucket.0 - 1.0).max(0.0);
+    }
+
     /// A new stream for a request (ids start at 1; 0 is the standalone stream). Streams
     /// that ended more than `window` ago are forgotten.
     pub(crate) fn new_stream(&self, window: Duration) -> Arc<StreamLog> {
@@ -50,15 +102,19 @@ impl Live {
         lock(&self.streams).remove(&id);
     }
 
-    /// Records a request in flight; `None` when its id already is.
-    pub(crate) fn register(&self, id: &RequestId) -> Option<CancellationToken> {
+    /// Records a request in flight: refused when its id already is, or when the session
+    /// runs as many as it may.
+    pub(crate) fn register(&self, id: &RequestId) -> Result<CancellationToken, Busy> {
         let mut map = lock(&self.in_flight);
         if map.contains_key(id) {
-            return None;
+            return Err(Busy::IdInUse);
+        }
+        if map.len() >= self.max_in_flight {
+            return Err(Busy::Full(self.max_in_flight));
         }
         let token = self.ended.child_token();
         map.insert(id.clone(), token.clone());
-        Some(token)
+        Ok(token)
     }
 
     pub(crate) fn release(&self, id: &RequestId) {
@@ -89,20 +145,60 @@ impl Live {
     }
 }
 
+/// Tells the fleet's bus which pushes of a session wait for answers.
+#[derive(Debug)]
+struct BusWatch {
+    bus: Arc<dyn SessionBus>,
+    session: String,
+}
+
+impl PushWatch for BusWatch {
+    fn sent<'a>(&'a self, id: &'a RequestId, within: Duration) -> BoxFuture<'a, ()> {
+        self.bus.expect(&self.session, id, within)
+    }
+
+    fn ended(&self, id: &RequestId) {
+        let (bus, session, id) = (self.bus.clone(), self.session.clone(), id.clone());
+        if let Ok(rt) = tokio::runtime::Handle::try_current() {
+            rt.spawn(async move { bus.settle(&session, &id).await });
+        }
+    }
+}
+
 /// The live sessions of this process, swept of idle ones from time to time.
-#[derive(Debug, Default)]
+#[derive(Debug)]
 pub(crate) struct Lives {
     map: Mutex<HashMap<String, (Arc<Live>, Instant)>>,
     swept: Mutex<Option<Instant>>,
+    limits: SessionLimits,
+    bus: Option<Arc<dyn SessionBus>>,
 }
 
 impl Lives {
+    /// No sessions yet; each will be bounded by `limits`, its pushes told to `bus`.
+    pub(crate) fn new(limits: SessionLimits, bus: Option<Arc<dyn SessionBus>>) -> Self {
+        Self {
+            map: Mutex::default(),
+            swept: Mutex::default(),
+            limits,
+            bus,
+        }
+    }
+
     /// The live parts of session `id`, created when this process has none yet.
     pub(crate) fn get(&self, id: &str) -> Arc<Live> {
         let mut map = lock(&self.map);
-        let entry = map
-            .entry(id.to_owned())
-            .or_insert_with(|| (Arc::default(), Instant::now()));
+        let entry = map.entry(id.to_owned()).or_insert_with(|| {
+            let watch = self.bus.clone().map(|bus| {
+                let session = id.to_owned();
+                Arc::new(BusWatch { bus, session }) as Arc<dyn PushWatch>
+            });
+            let pushes = Pushes::new(self.limits.max_pending_pushes, watch);
+            (
+                Arc::new(Live::new(&self.limits, Arc::new(pushes))),
+                Instant::now(),
+            )
+        });
         entry.1 = Instant::now();
         entry.0.clone()
     }

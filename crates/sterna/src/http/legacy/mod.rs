@@ -10,28 +10,33 @@
 
 mod bus;
 mod get;
+mod limits;
 mod live;
 mod log;
 mod post;
+mod relay;
 mod store;
 
 pub use bus::{SessionBus, SessionEvent};
+pub use limits::SessionLimits;
 pub use store::{MemorySessionStore, SessionError, SessionStore};
 
 use super::body::McpBody;
 use super::caller::Caller;
 use super::era::HttpEra;
 use super::respond::{plain, rpc_error};
-use crate::server::Principal;
 use crate::server::Server;
 use crate::server::inbound::Inbound;
 use crate::server::legacy::SessionRecord;
+use crate::server::quota::limit_error;
+use crate::server::{Principal, QuotaKey};
 use futures_util::future::BoxFuture;
 use http::{HeaderMap, HeaderValue, Response, StatusCode};
 use live::{Live, Lives};
 use std::sync::Arc;
 use std::time::Duration;
 use sterna_types::error::{ErrorCode, ErrorObject};
+use sterna_types::jsonrpc::RequestId;
 
 /// The `Mcp-Session-Id` header.
 pub(crate) const SESSION_ID: &str = "mcp-session-id";
@@ -44,6 +49,7 @@ pub struct SessionConfig {
     pub(crate) idle: Duration,
     pub(crate) resume_window: Duration,
     pub(crate) retry: Duration,
+    pub(crate) limits: SessionLimits,
 }
 
 impl Default for SessionConfig {
@@ -54,14 +60,23 @@ impl Default for SessionConfig {
             idle: Duration::from_secs(30 * 60),
             resume_window: Duration::from_secs(60),
             retry: Duration::from_secs(3),
+            limits: SessionLimits::default(),
         }
     }
 }
 
 impl SessionConfig {
-    /// In-memory sessions (at most 10 000, expiring after 30 minutes unused).
+    /// In-memory sessions (at most 10 000, 100 per client, expiring after 30 minutes
+    /// unused), with the default [`SessionLimits`].
     pub fn new() -> Self {
         Self::default()
+    }
+
+    /// What one session may hold and do (sizes of its record, requests in flight,
+    /// pending pushes, what it may publish to the fleet).
+    pub fn limits(mut self, limits: SessionLimits) -> Self {
+        self.limits = limits;
+        self
     }
 
     /// Where sessions are kept (default: in memory, this process only).
@@ -111,13 +126,15 @@ pub(crate) struct Found {
     pub(crate) id: String,
     pub(crate) record: SessionRecord,
     pub(crate) live: Arc<Live>,
+    /// The client using it now (whose share it counts against).
+    pub(crate) owner: QuotaKey,
 }
 
 impl LegacyHttp {
     pub(crate) fn new(config: SessionConfig, keep_alive: Duration) -> Self {
         Self {
+            lives: Lives::new(config.limits, config.bus.clone()),
             config,
-            lives: Lives::default(),
             keep_alive,
         }
     }
@@ -128,10 +145,12 @@ impl LegacyHttp {
         self.lives.len()
     }
 
-    /// Publishes an event to the other replicas, when there are any.
-    pub(crate) async fn publish(&self, event: SessionEvent) {
-        if let Some(bus) = &self.config.bus {
-            bus.publish(event).await;
+    /// Publishes an event to the other replicas, when there are any (`false`: there are
+    /// none, or the bus dropped it).
+    pub(crate) async fn publish(&self, event: SessionEvent) -> bool {
+        match &self.config.bus {
+            Some(bus) => bus.publish(event).await,
+            None => false,
         }
     }
 
@@ -173,7 +192,8 @@ impl LegacyHttp {
             .ok()
             .filter(|s| !s.is_empty())
             .ok_or_else(not_found)?;
-        let record = match self.config.store.touch(id, self.config.idle).await {
+        let owner = QuotaKey::of(principal);
+        let record = match self.config.store.touch(id, &owner, self.config.idle).await {
             Ok(Some(r)) if r.principal.as_deref() == principal.id() => r,
             Ok(_) => return Err(not_found()),
             Err(e) => return Err(unavailable(&e)),
@@ -182,6 +202,7 @@ impl LegacyHttp {
             id: id.to_owned(),
             live: self.lives.get(id),
             record,
+            owner,
         }))
     }
 }
@@ -189,6 +210,33 @@ impl LegacyHttp {
 fn not_found() -> Response<McpBody> {
     let e = ErrorObject::new(ErrorCode(-32001), "Session not found");
     rpc_error(StatusCode::NOT_FOUND, None, &e)
+}
+
+/// The answer to a session store's refusal of a new session, naming the limit hit:
+/// `429` for the client's own share (other clients still get sessions), `503` when the
+/// whole store is full.
+fn refused(id: &RequestId, e: &SessionError) -> Response<McpBody> {
+    match e {
+        SessionError::QuotaExceeded { limit } => {
+            let msg = format!(
+                "Too many sessions: this client already holds {limit}, its share of the server (the session store's per_principal limit); end one with DELETE or let one expire"
+            );
+            let e = limit_error(ErrorCode::INTERNAL_ERROR, msg, "per_principal", *limit);
+            rpc_error(StatusCode::TOO_MANY_REQUESTS, Some(id), &e)
+        }
+        SessionError::Full => {
+            tracing::warn!("the session store is full: a new session was refused");
+            let msg =
+                "Too many sessions on this server (the session store's capacity); retry later";
+            let e = ErrorObject::new(ErrorCode::INTERNAL_ERROR, msg)
+                .with_data(serde_json::json!({ "limit": "capacity" }));
+            let mut r = rpc_error(StatusCode::SERVICE_UNAVAILABLE, Some(id), &e);
+            r.headers_mut()
+                .insert("retry-after", HeaderValue::from_static("1"));
+            r
+        }
+        other => unavailable(other),
+    }
 }
 
 fn unavailable(e: &dyn std::error::Error) -> Response<McpBody> {

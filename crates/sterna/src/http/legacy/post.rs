@@ -2,15 +2,16 @@
 //! on their own task, answered as JSON or as a resumable SSE stream), notifications and
 //! the answers to pushed questions (202).
 
-use super::live::Live;
+use super::live::{Busy, Live};
 use super::log::{StreamLog, event_id, follow};
-use super::{Found, LegacyHttp, SESSION_ID, SessionEvent, SessionStore, unavailable};
+use super::{Found, LegacyHttp, SESSION_ID, SessionStore, refused};
 use crate::http::body::McpBody;
 use crate::http::caller::Caller;
 use crate::http::respond::{json, plain, rpc_error, sse_response};
 use crate::server::inbound::{Inbound, OwnedRequest};
 use crate::server::legacy::{Legacy, LegacyRequest, LegacySession, SessionRecord};
-use crate::server::{Notifier, Principal, RequestEnv, Server};
+use crate::server::quota::limit_error;
+use crate::server::{Notifier, Principal, QuotaKey, RequestEnv, Server};
 use bytes::Bytes;
 use http::{HeaderMap, HeaderValue, Response, StatusCode};
 use serde_json::value::RawValue;
@@ -47,29 +48,14 @@ impl LegacyHttp {
         };
         match message {
             Inbound::Malformed(m) => rpc_error(StatusCode::BAD_REQUEST, m.id.as_ref(), &m.error),
-            Inbound::Notification { method, params } => {
-                self.notified(found, &method, params).await;
-                plain(StatusCode::ACCEPTED)
-            }
-            Inbound::Response { id, outcome } => {
-                if let (Some(f), Some(id)) = (&found, id)
-                    && !f.live.pushes.answer(&id, outcome.clone())
-                {
+            Inbound::Notification { method, params } => self.notified(found, &method, params).await,
+            Inbound::Response { id, outcome } => match (&found, id) {
+                (Some(f), Some(id)) if !f.live.pushes.answer(&id, outcome.clone()) => {
                     // Not waited for here: the replica running the request may.
-                    let outcome = outcome.map(ToOwned::to_owned);
-                    let session = f.id.clone();
-                    if self.config.bus.is_some() {
-                        tracing::debug!(%id, "an answer for a push not waited for here: published to the fleet");
-                    }
-                    let event = SessionEvent::Answer {
-                        session,
-                        id,
-                        outcome,
-                    };
-                    self.publish(event).await;
+                    self.relay_answer(f, id, outcome).await
                 }
-                plain(StatusCode::ACCEPTED)
-            }
+                _ => plain(StatusCode::ACCEPTED),
+            },
             request @ Inbound::Request { .. } => {
                 let Some(request) = request.into_owned_request() else {
                     return bad_request(None, "Bad Request");
@@ -79,11 +65,18 @@ impl LegacyHttp {
         }
     }
 
-    async fn notified(&self, found: Option<Found>, method: &str, params: Option<&RawValue>) {
-        let Some(f) = found else { return };
+    async fn notified(
+        &self,
+        found: Option<Found>,
+        method: &str,
+        params: Option<&RawValue>,
+    ) -> Response<McpBody> {
+        let Some(f) = found else {
+            return plain(StatusCode::ACCEPTED);
+        };
         match method {
             "notifications/initialized" => {
-                let mut record = f.record;
+                let mut record = f.record.clone();
                 record.initialized = true;
                 let store = &self.config.store;
                 if let Err(e) = store.update(&f.id, record, self.config.idle).await {
@@ -97,15 +90,12 @@ impl LegacyHttp {
                 if let Some(p) = p
                     && !f.live.cancel(&p.request_id)
                 {
-                    let event = SessionEvent::Cancel {
-                        session: f.id.clone(),
-                        request: p.request_id,
-                    };
-                    self.publish(event).await;
+                    return self.relay_cancel(&f, p.request_id).await;
                 }
             }
             _ => tracing::debug!(%method, "notification ignored"),
         }
+        plain(StatusCode::ACCEPTED)
     }
 
     /// Decodes a session's request once, authorizes the target it names, and runs
@@ -137,6 +127,9 @@ impl LegacyHttp {
         let id = request.id;
         match found {
             Some(f) => {
+                if let Err(e) = self.config.limits.check_request(&f.record, &decoded) {
+                    return rpc_error(StatusCode::OK, Some(&id), &e);
+                }
                 let session = LegacySession::from_record(&f.record, f.live.pushes.clone());
                 let save = Save {
                     store: self.config.store.clone(),
@@ -177,20 +170,24 @@ impl LegacyHttp {
                 "Bad Request: 2025-11-25 sessions are not served",
             );
         };
+        let limits = &self.config.limits;
+        if let Err(e) = limits.check_initialize(request.params.as_deref()) {
+            return rpc_error(StatusCode::OK, Some(&request.id), &e);
+        }
         let (session, result) = match era.initialize(request.params.as_deref()) {
             Ok(opened) => opened,
             Err(e) => return rpc_error(StatusCode::OK, Some(&request.id), &e),
         };
         let id = crate::state::random_id();
         let record = session.record(principal.id().map(str::to_owned));
+        if let Err(e) = limits.check_record(&record) {
+            return rpc_error(StatusCode::OK, Some(&request.id), &e);
+        }
         self.lives.sweep(self.config.idle);
-        if let Err(e) = self
-            .config
-            .store
-            .create(&id, record, self.config.idle)
-            .await
-        {
-            return unavailable(&e);
+        let owner = QuotaKey::of(&principal);
+        let store = &self.config.store;
+        if let Err(e) = store.create(&id, &owner, record, self.config.idle).await {
+            return refused(&request.id, &e);
         }
         let answer = crate::server::Response::ok(request.id, result);
         let mut r = json(StatusCode::OK, answer.to_bytes());
@@ -210,10 +207,23 @@ impl LegacyHttp {
         request: (RequestId, LegacyRequest),
         save: Option<Save>,
     ) -> Response<McpBody> {
-        let Some(cancel) = live.register(&request.0) else {
-            let msg = "Invalid request: this id is already in use by a request in flight";
-            let e = ErrorObject::new(ErrorCode::INVALID_REQUEST, msg);
-            return rpc_error(StatusCode::OK, Some(&request.0), &e);
+        let cancel = match live.register(&request.0) {
+            Ok(token) => token,
+            Err(Busy::IdInUse) => {
+                let msg = "Invalid request: this id is already in use by a request in flight";
+                let e = ErrorObject::new(ErrorCode::INVALID_REQUEST, msg);
+                return rpc_error(StatusCode::OK, Some(&request.0), &e);
+            }
+            Err(Busy::Full(max)) => {
+                let msg = format!(
+                    "Too many requests in flight in this session: at most {max} at once (max_in_flight); wait for one to finish"
+                );
+                let e = limit_error(ErrorCode::INTERNAL_ERROR, msg, "max_in_flight", max);
+                let mut r = rpc_error(StatusCode::TOO_MANY_REQUESTS, Some(&request.0), &e);
+                r.headers_mut()
+                    .insert("retry-after", HeaderValue::from_static("1"));
+                return r;
+            }
         };
         let log = live.new_stream(self.config.resume_window);
         let (notifier, rx) = Notifier::channel(64);

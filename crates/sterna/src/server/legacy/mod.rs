@@ -13,7 +13,7 @@ mod session;
 mod shim;
 
 pub(crate) use lists::LegacyLists;
-pub(crate) use pushes::Pushes;
+pub(crate) use pushes::{PushWatch, Pushes};
 pub(crate) use serve::LegacyRequest;
 pub(crate) use session::LegacySession;
 pub use session::SessionRecord;

@@ -1,18 +1,33 @@
 //! Requests a legacy session pushes to its client (`elicitation/create`,
 //! `sampling/createMessage`, `roots/list`), and the client's answers routed back to them.
+//! A session has a bounded number of pushes waiting for answers: one more waits for a
+//! slot (within its leg time) instead of growing the session without bound.
 
 use super::super::context::Notifier;
+use futures_util::future::BoxFuture;
 use serde::Serialize;
 use serde_json::Value;
 use serde_json::value::RawValue;
 use std::collections::HashMap;
-use std::sync::Mutex;
 use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 use sterna_types::error::ErrorObject;
 use sterna_types::jsonrpc::RequestId;
-use tokio::sync::oneshot;
+use tokio::sync::{Semaphore, oneshot};
 use tokio_util::sync::CancellationToken;
+
+/// The default of how many pushes of one session may wait for answers at once.
+pub(crate) const DEFAULT_MAX_PENDING: usize = 32;
+
+/// Told when a push is sent and when it stops waiting, so a fleet relays answers only
+/// to pushes that wait (the HTTP endpoint's bus).
+pub(crate) trait PushWatch: Send + Sync + std::fmt::Debug {
+    /// `id` is about to be sent and waits at most `within`.
+    fn sent<'a>(&'a self, id: &'a RequestId, within: Duration) -> BoxFuture<'a, ()>;
+    /// `id` no longer waits.
+    fn ended(&self, id: &RequestId);
+}
 
 /// Why a pushed request got no usable answer.
 #[derive(Debug, Clone, PartialEq)]
@@ -35,6 +50,9 @@ pub(crate) struct Pushes {
     next: AtomicU64,
     waiting: Mutex<HashMap<RequestId, Waiter>>,
     closed: std::sync::atomic::AtomicBool,
+    /// One permit per push that may wait for an answer.
+    slots: Semaphore,
+    watch: Option<Arc<dyn PushWatch>>,
 }
 
 #[derive(Serialize)]
@@ -52,21 +70,32 @@ struct Forget<'a>(&'a Pushes, RequestId);
 impl Drop for Forget<'_> {
     fn drop(&mut self) {
         self.0.lock().remove(&self.1);
+        if let Some(watch) = &self.0.watch {
+            watch.ended(&self.1);
+        }
     }
 }
 
 impl Default for Pushes {
     fn default() -> Self {
+        Self::new(DEFAULT_MAX_PENDING, None)
+    }
+}
+
+impl Pushes {
+    /// The pushes of a session that may have `max_pending` of them waiting at once,
+    /// telling `watch` about each.
+    pub(crate) fn new(max_pending: usize, watch: Option<Arc<dyn PushWatch>>) -> Self {
         Self {
             origin: crate::state::random_id()[..8].to_owned(),
             next: AtomicU64::new(0),
             waiting: Mutex::default(),
             closed: std::sync::atomic::AtomicBool::new(false),
+            slots: Semaphore::new(max_pending.clamp(1, Semaphore::MAX_PERMITS)),
+            watch,
         }
     }
-}
 
-impl Pushes {
     fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<RequestId, Waiter>> {
         self.waiting.lock().unwrap_or_else(|p| p.into_inner())
     }
@@ -74,6 +103,7 @@ impl Pushes {
     /// The client is gone: every waiting push fails, and later ones fail at once.
     pub(crate) fn close(&self) {
         self.closed.store(true, Ordering::Relaxed);
+        self.slots.close();
         self.lock().clear();
     }
 
@@ -84,7 +114,8 @@ impl Pushes {
     }
 
     /// Sends a request to the client through `out` (the originating request's stream)
-    /// and waits for its answer.
+    /// and waits for its answer; first for a free slot when the session already has as
+    /// many pushes waiting as it may. `within` bounds both waits together.
     pub(crate) async fn ask(
         &self,
         out: &Notifier,
@@ -96,11 +127,25 @@ impl Pushes {
         if self.closed.load(Ordering::Relaxed) {
             return Err(PushFailure::Cancelled);
         }
+        let deadline = tokio::time::Instant::now() + within;
+        let _slot = tokio::select! {
+            biased;
+            _ = cancel.cancelled() => return Err(PushFailure::Cancelled),
+            slot = tokio::time::timeout_at(deadline, self.slots.acquire()) => match slot {
+                Err(_) => return Err(PushFailure::TimedOut),
+                Ok(Err(_)) => return Err(PushFailure::Cancelled),
+                Ok(Ok(permit)) => permit,
+            },
+        };
         let n = self.next.fetch_add(1, Ordering::Relaxed);
         let id = RequestId::String(format!("sterna-{}-{n}", self.origin));
         let (tx, rx) = oneshot::channel();
         self.lock().insert(id.clone(), tx);
         let _forget = Forget(self, id.clone());
+        if let Some(watch) = &self.watch {
+            let left = deadline.saturating_duration_since(tokio::time::Instant::now());
+            watch.sent(&id, left).await;
+        }
         let bytes = serde_json::to_vec(&Request {
             jsonrpc: "2.0",
             id: &id,
@@ -112,7 +157,7 @@ impl Pushes {
         tokio::select! {
             biased;
             _ = cancel.cancelled() => Err(PushFailure::Cancelled),
-            answer = tokio::time::timeout(within, rx) => match answer {
+            answer = tokio::time::timeout_at(deadline, rx) => match answer {
                 Err(_) => Err(PushFailure::TimedOut),
                 Ok(Err(_)) => Err(PushFailure::Cancelled),
                 Ok(Ok(Ok(v))) => Ok(v),
@@ -177,6 +222,40 @@ mod tests {
             .ask(&out, "roots/list", None, Duration::from_secs(5), &cancel)
             .await;
         assert_eq!(r, Err(PushFailure::Cancelled));
+        assert_eq!(pushes.pending(), 0);
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn a_session_has_a_bounded_number_of_pushes_waiting() {
+        let pushes = std::sync::Arc::new(Pushes::default());
+        let (out, mut sent) = Notifier::channel(64);
+        let cancel = CancellationToken::new();
+        let mut asking = Vec::new();
+        for _ in 0..33 {
+            let (p, out, cancel) = (pushes.clone(), out.clone(), cancel.clone());
+            asking.push(tokio::spawn(async move {
+                p.ask(&out, "roots/list", None, Duration::from_secs(60), &cancel)
+                    .await
+            }));
+        }
+        let mut ids = Vec::new();
+        for _ in 0..32 {
+            let request: Value = serde_json::from_slice(&sent.recv().await.unwrap()).unwrap();
+            ids.push(serde_json::from_value::<RequestId>(request["id"].clone()).unwrap());
+        }
+        // The clock is paused: the wait ends only once every task is idle.
+        let more = tokio::time::timeout(Duration::from_secs(1), sent.recv()).await;
+        assert!(more.is_err(), "the 33rd push waits for a slot");
+        assert_eq!(pushes.pending(), 32);
+        let raw = RawValue::from_string(r#"{"roots":[]}"#.into()).unwrap();
+        assert!(pushes.answer(&ids[0], Ok(&raw)));
+        let next = tokio::time::timeout(Duration::from_secs(1), sent.recv()).await;
+        assert!(next.is_ok(), "an answer frees a slot");
+        // Cancelling ends every push, waiting for a slot or for an answer.
+        cancel.cancel();
+        for a in asking {
+            let _ = a.await.unwrap();
+        }
         assert_eq!(pushes.pending(), 0);
     }
 }

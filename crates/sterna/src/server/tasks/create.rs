@@ -3,6 +3,7 @@
 
 use super::record::{TaskRecord, now_ms};
 use super::{TaskSupport, Tasks};
+use crate::server::QuotaKey;
 use crate::server::core::{Server, ToolEntry};
 use crate::server::outcome::{Completed, ExtReply, Outcome, Payload};
 use crate::server::wing::{TakeCall, ToolPlan};
@@ -75,7 +76,7 @@ impl Tasks {
             error: None,
             run: 1,
         };
-        let id = match self.insert(&rec).await {
+        let id = match self.insert(&rec, &QuotaKey::of(principal)).await {
             Ok(id) => id,
             Err(e) => return Outcome::Failed(e.into()),
         };

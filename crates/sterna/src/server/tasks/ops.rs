@@ -2,10 +2,12 @@
 //! until a change lands.
 
 use super::record::{TaskRecord, now_ms};
-use super::{Tasks, short};
+use super::{TaskStoreError, Tasks, short};
+use crate::server::QuotaKey;
+use crate::server::quota::limit_error;
 use crate::state::sealed;
 use std::time::Duration;
-use sterna_types::error::ErrorObject;
+use sterna_types::error::{ErrorCode, ErrorObject};
 
 /// How many times a change is retried when other writers keep winning.
 const ATTEMPTS: usize = 64;
@@ -16,6 +18,14 @@ const GRACE: Duration = Duration::from_secs(60);
 /// principal's, malformed (no oracle).
 pub(crate) fn not_found() -> ErrorObject {
     ErrorObject::invalid_params("Unknown or expired taskId")
+}
+
+/// `-32603` naming the limit: the caller holds its share of the task store.
+fn over_quota(limit: usize) -> ErrorObject {
+    let msg = format!(
+        "Too many tasks: this client already holds {limit} unexpired tasks, its share of the server (the task store's per_principal limit); let one expire first"
+    );
+    limit_error(ErrorCode::INTERNAL_ERROR, msg, "per_principal", limit)
 }
 
 fn store_failed(e: impl std::fmt::Display) -> ErrorObject {
@@ -116,16 +126,20 @@ impl Tasks {
         Err(ErrorObject::internal("Internal error"))
     }
 
-    /// Stores a new record under a fresh id (≥ 128 random bits).
-    pub(crate) async fn insert(&self, rec: &TaskRecord) -> Result<String, ErrorObject> {
+    /// Stores a new record of `owner` under a fresh id (≥ 128 random bits).
+    pub(crate) async fn insert(
+        &self,
+        rec: &TaskRecord,
+        owner: &QuotaKey,
+    ) -> Result<String, ErrorObject> {
         for _ in 0..4 {
             let id = new_id();
             let bytes = self.encode(&id, rec)?;
-            let created = self
-                .store
-                .create(&id, bytes, Self::keep(rec))
-                .await
-                .map_err(store_failed)?;
+            let created = match self.store.create(&id, owner, bytes, Self::keep(rec)).await {
+                Ok(created) => created,
+                Err(TaskStoreError::QuotaExceeded { limit }) => return Err(over_quota(limit)),
+                Err(e) => return Err(store_failed(e)),
+            };
             if created {
                 return Ok(id);
             }

@@ -4,7 +4,10 @@
 //!
 //! The store sees records as opaque bytes; the SDK encodes and decodes them (and does
 //! all the logic: outstanding questions, answers, status), so a store is a few lines.
+//! Each client (its [`QuotaKey`]) may hold a bounded share of the records.
 
+use crate::server::QuotaKey;
+use crate::server::quota::Holdings;
 use futures_util::future::BoxFuture;
 use std::collections::HashMap;
 use std::fmt;
@@ -17,6 +20,13 @@ use std::time::Duration;
 pub enum TaskStoreError {
     /// The store holds as many live tasks as it may (fail closed: no new task).
     Full,
+    /// The client (its [`QuotaKey`]) already holds `limit` live task records, its share
+    /// (its new tasks are refused until one of its own expires; other clients are
+    /// unaffected).
+    QuotaExceeded {
+        /// The store's per-principal limit.
+        limit: usize,
+    },
     /// The store is unreachable or failed.
     Unavailable(Box<dyn std::error::Error + Send + Sync>),
 }
@@ -25,6 +35,9 @@ impl fmt::Display for TaskStoreError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             Self::Full => f.write_str("task store is full"),
+            Self::QuotaExceeded { limit } => {
+                write!(f, "this client holds {limit} live tasks, its share")
+            }
             Self::Unavailable(e) => write!(f, "task store unavailable: {e}"),
         }
     }
@@ -33,7 +46,7 @@ impl fmt::Display for TaskStoreError {
 impl std::error::Error for TaskStoreError {
     fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
         match self {
-            Self::Full => None,
+            Self::Full | Self::QuotaExceeded { .. } => None,
             Self::Unavailable(e) => Some(e.as_ref()),
         }
     }
@@ -53,11 +66,14 @@ pub struct StoredTask {
 /// Every method touches one record. `keep` is how long the record must stay readable
 /// from now; after that the store may forget it.
 pub trait TaskStore: Send + Sync + fmt::Debug + 'static {
-    /// Stores a new record at version 1. `Ok(false)` when the id is taken. Must be
-    /// readable by every replica when it returns (a `tasks/get` follows at once).
+    /// Stores a new record of `owner` at version 1. `Ok(false)` when the id is taken.
+    /// Must be readable by every replica when it returns (a `tasks/get` follows at once).
+    /// Refused with [`TaskStoreError::QuotaExceeded`] when `owner` already holds its
+    /// share of unexpired records.
     fn create(
         &self,
         id: &str,
+        owner: &QuotaKey,
         bytes: Vec<u8>,
         keep: Duration,
     ) -> BoxFuture<'_, Result<bool, TaskStoreError>>;
@@ -79,18 +95,28 @@ pub trait TaskStore: Send + Sync + fmt::Debug + 'static {
 struct Entry {
     stored: StoredTask,
     until: std::time::Instant,
+    owner: QuotaKey,
 }
 
-/// An in-process [`TaskStore`] (one process only): bounded, with expiring records.
+#[derive(Default)]
+struct Inner {
+    map: HashMap<String, Entry>,
+    holdings: Holdings,
+}
+
+/// An in-process [`TaskStore`] (one process only): bounded, with expiring records, and
+/// at most [`per_principal`](Self::per_principal) of them for one client.
 pub struct MemoryTaskStore {
-    map: Mutex<HashMap<String, Entry>>,
+    inner: Mutex<Inner>,
     capacity: usize,
+    per_principal: usize,
 }
 
 impl fmt::Debug for MemoryTaskStore {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("MemoryTaskStore")
             .field("capacity", &self.capacity)
+            .field("per_principal", &self.per_principal)
             .finish()
     }
 }
@@ -102,54 +128,90 @@ impl Default for MemoryTaskStore {
 }
 
 impl MemoryTaskStore {
-    /// A store holding at most `capacity` unexpired records; when full, new tasks are
-    /// refused rather than live ones forgotten.
+    /// A store holding at most `capacity` unexpired records (100 per client); when full,
+    /// new tasks are refused rather than live ones forgotten.
     pub fn with_capacity(capacity: usize) -> Self {
         Self {
-            map: Mutex::new(HashMap::new()),
+            inner: Mutex::default(),
             capacity: capacity.max(1),
+            per_principal: 100,
         }
     }
 
-    fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<String, Entry>> {
-        self.map.lock().unwrap_or_else(|p| p.into_inner())
+    /// How many unexpired records one client (an authenticated principal, or an
+    /// anonymous peer address: see [`QuotaKey`]) may hold (default 100).
+    pub fn per_principal(mut self, limit: usize) -> Self {
+        self.per_principal = limit.max(1);
+        self
     }
 
-    fn create_now(&self, id: &str, bytes: Vec<u8>, keep: Duration) -> Result<bool, TaskStoreError> {
+    fn lock(&self) -> std::sync::MutexGuard<'_, Inner> {
+        self.inner.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    fn create_now(
+        &self,
+        id: &str,
+        owner: &QuotaKey,
+        bytes: Vec<u8>,
+        keep: Duration,
+    ) -> Result<bool, TaskStoreError> {
         let now = std::time::Instant::now();
-        let mut map = self.lock();
+        let mut guard = self.lock();
+        let Inner { map, holdings } = &mut *guard;
         if map.get(id).is_some_and(|e| e.until > now) {
             return Ok(false);
         }
+        if holdings.count(owner) >= self.per_principal {
+            let live = |id: &str| map.get(id).is_some_and(|e| e.until > now);
+            for dead in holdings.prune(owner, live) {
+                map.remove(&dead);
+            }
+            if holdings.count(owner) >= self.per_principal {
+                return Err(TaskStoreError::QuotaExceeded {
+                    limit: self.per_principal,
+                });
+            }
+        }
         if map.len() >= self.capacity {
-            map.retain(|_, e| e.until > now);
+            map.retain(|id, e| {
+                let keep = e.until > now;
+                if !keep {
+                    holdings.remove(&e.owner, id);
+                }
+                keep
+            });
             if map.len() >= self.capacity {
                 return Err(TaskStoreError::Full);
             }
         }
         let stored = StoredTask { version: 1, bytes };
-        map.insert(
-            id.to_owned(),
-            Entry {
-                stored,
-                until: now + keep,
-            },
-        );
+        let entry = Entry {
+            stored,
+            until: now + keep,
+            owner: owner.clone(),
+        };
+        if let Some(old) = map.insert(id.to_owned(), entry) {
+            holdings.remove(&old.owner, id);
+        }
+        holdings.add(owner, id);
         Ok(true)
     }
 
     fn load_now(&self, id: &str) -> Option<StoredTask> {
         let now = std::time::Instant::now();
-        let map = self.lock();
-        map.get(id)
+        let inner = self.lock();
+        inner
+            .map
+            .get(id)
             .filter(|e| e.until > now)
             .map(|e| e.stored.clone())
     }
 
     fn swap_now(&self, id: &str, version: u64, bytes: Vec<u8>, keep: Duration) -> bool {
         let now = std::time::Instant::now();
-        let mut map = self.lock();
-        match map.get_mut(id) {
+        let mut inner = self.lock();
+        match inner.map.get_mut(id) {
             Some(e) if e.until > now && e.stored.version == version => {
                 e.stored = StoredTask {
                     version: version + 1,
@@ -167,10 +229,11 @@ impl TaskStore for MemoryTaskStore {
     fn create(
         &self,
         id: &str,
+        owner: &QuotaKey,
         bytes: Vec<u8>,
         keep: Duration,
     ) -> BoxFuture<'_, Result<bool, TaskStoreError>> {
-        let r = self.create_now(id, bytes, keep);
+        let r = self.create_now(id, owner, bytes, keep);
         Box::pin(std::future::ready(r))
     }
 
@@ -199,10 +262,12 @@ mod tests {
     fn versions_and_capacity() {
         let s = MemoryTaskStore::with_capacity(1);
         let keep = Duration::from_secs(60);
-        assert!(s.create_now("a", b"1".to_vec(), keep).unwrap());
-        assert!(!s.create_now("a", b"x".to_vec(), keep).unwrap());
+        let o = QuotaKey::of(&crate::server::Principal::new("o"));
+        assert!(s.create_now("a", &o, b"1".to_vec(), keep).unwrap());
+        assert!(!s.create_now("a", &o, b"x".to_vec(), keep).unwrap());
+        let other = QuotaKey::of(&crate::server::Principal::new("other"));
         assert!(matches!(
-            s.create_now("b", vec![], keep),
+            s.create_now("b", &other, vec![], keep),
             Err(TaskStoreError::Full)
         ));
         assert!(s.swap_now("a", 1, b"2".to_vec(), keep));
@@ -218,5 +283,25 @@ mod tests {
             }
         );
         assert!(s.load_now("b").is_none());
+    }
+
+    #[test]
+    fn one_client_exhausting_its_share_leaves_the_others_theirs() {
+        use crate::server::Principal;
+        let s = MemoryTaskStore::with_capacity(100).per_principal(2);
+        let keep = Duration::from_secs(60);
+        let flood = QuotaKey::of(&Principal::new("flood"));
+        let calm = QuotaKey::of(&Principal::new("calm"));
+        assert!(s.create_now("f1", &flood, vec![], keep).unwrap());
+        assert!(s.create_now("f2", &flood, vec![], keep).unwrap());
+        assert!(matches!(
+            s.create_now("f3", &flood, vec![], keep),
+            Err(TaskStoreError::QuotaExceeded { limit: 2 })
+        ));
+        assert!(s.create_now("c1", &calm, vec![], keep).unwrap());
+        // Expired records count for nobody.
+        assert!(s.create_now("c2", &calm, vec![], Duration::ZERO).unwrap());
+        assert!(s.create_now("c3", &calm, vec![], keep).unwrap());
+        assert!(s.load_now("c2").is_none());
     }
 }

@@ -1,0 +1,68 @@
+//! A redis-server of the test's own on 127.0.0.1 (required: a test fails, never skips,
+//! when it is missing), with extra settings when a test needs them.
+
+use std::net::TcpListener;
+use std::process::{Child, Command, Stdio};
+use std::time::Duration;
+
+/// A redis-server of our own, stopped when dropped.
+#[derive(Debug)]
+pub(crate) struct RedisServer {
+    child: Child,
+    pub(crate) url: String,
+    _dir: std::path::PathBuf,
+}
+
+impl Drop for RedisServer {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+impl RedisServer {
+    /// Starts one with `extra` command-line settings (`["--maxmemory", "10mb"]` …).
+    #[expect(
+        clippy::zombie_processes,
+        reason = "the child is owned by RedisServer, whose Drop kills and waits for it"
+    )]
+    pub(crate) fn start_with(extra: &[&str]) -> Self {
+        let port = TcpListener::bind("127.0.0.1:0")
+            .unwrap()
+            .local_addr()
+            .unwrap()
+            .port();
+        let dir = std::env::temp_dir().join(format!("sterna-redis-{port}"));
+        std::fs::create_dir_all(&dir).unwrap();
+        let port_arg = port.to_string();
+        let mut args = vec![
+            "--port",
+            &port_arg,
+            "--bind",
+            "127.0.0.1",
+            "--save",
+            "",
+            "--appendonly",
+            "no",
+        ];
+        args.extend_from_slice(extra);
+        let child = Command::new("redis-server")
+            .args(&args)
+            .current_dir(&dir)
+            .stdout(Stdio::null())
+            .spawn()
+            .expect("redis-server is required for these tests (apt-get install redis-server)");
+        let url = format!("redis://127.0.0.1:{port}/");
+        for _ in 0..100 {
+            if std::net::TcpStream::connect(("127.0.0.1", port)).is_ok() {
+                return Self {
+                    child,
+                    url,
+                    _dir: dir,
+                };
+            }
+            std::thread::sleep(Duration::from_millis(50));
+        }
+        panic!("redis-server did not start on port {port}");
+    }
+}

@@ -1,0 +1,59 @@
+//! The network peer of a request, for the fair shares of anonymous callers.
+
+use crate::server::Principal;
+use std::net::SocketAddr;
+
+/// The address a request came from, in the request's extensions.
+///
+/// [`HttpServer`](super::HttpServer) adds it to every request from the connection. An
+/// anonymous caller's shares of the bounded stores (2025 sessions, tasks, stored states)
+/// are counted by this address (see [`QuotaKey`](crate::server::QuotaKey)); without it,
+/// every anonymous caller shares one set of shares.
+///
+/// When you mount [`McpService`](super::McpService) in your own stack, insert it yourself,
+/// e.g. from axum's `ConnectInfo<SocketAddr>`, or from `X-Forwarded-For` **only** when the
+/// request came through a proxy you trust (a client can write that header itself):
+///
+/// ```
+/// use sterna::http::PeerAddr;
+/// let mut request = http::Request::new(());
+/// let addr: std::net::SocketAddr = "203.0.113.7:51234".parse().unwrap();
+/// request.extensions_mut().insert(PeerAddr(addr));
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct PeerAddr(pub SocketAddr);
+
+/// Stamps the request's [`PeerAddr`] (if any) on its [`Principal`] (an anonymous one when
+/// nothing authenticated the request), where every store's share is decided.
+pub(crate) fn stamp(extensions: &mut http::Extensions) {
+    let Some(PeerAddr(addr)) = extensions.get::<PeerAddr>().copied() else {
+        return;
+    };
+    let principal = extensions.remove::<Principal>().unwrap_or_default();
+    extensions.insert(principal.with_peer(addr.ip()));
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::server::QuotaKey;
+
+    #[test]
+    fn the_peer_lands_on_the_principal() {
+        let mut ext = http::Extensions::new();
+        stamp(&mut ext);
+        assert!(ext.get::<Principal>().is_none(), "nothing to stamp");
+        ext.insert(PeerAddr("198.51.100.4:1000".parse().unwrap()));
+        stamp(&mut ext);
+        let p = ext.get::<Principal>().unwrap();
+        assert_eq!(p.peer(), Some("198.51.100.4".parse().unwrap()));
+        assert_eq!(p.id(), None);
+        let mut ext = http::Extensions::new();
+        ext.insert(Principal::new("alice"));
+        ext.insert(PeerAddr("198.51.100.4:1000".parse().unwrap()));
+        stamp(&mut ext);
+        let p = ext.get::<Principal>().unwrap();
+        assert_eq!(p.id(), Some("alice"), "the authenticated principal stays");
+        assert_eq!(QuotaKey::of(p), QuotaKey::of(&Principal::new("alice")));
+    }
+}

@@ -1,0 +1,285 @@
+//! Fair, bounded shares over real connections: what a 2025 session record keeps, how
+//! many sessions one client holds, how many requests one session runs. Two anonymous
+//! clients are told apart by their address (127.0.0.2 and 127.0.0.3 on the loopback).
+
+use super::fixture::server;
+use bytes::Bytes;
+use http::{Request, StatusCode};
+use http_body_util::{BodyExt, Full};
+use hyper_util::rt::TokioIo;
+use serde_json::{Value, json};
+use std::net::{IpAddr, SocketAddr};
+use std::time::Duration;
+use sterna::http::HttpConfig;
+use tokio::net::TcpSocket;
+
+pub const FLOOD: [u8; 4] = [127, 0, 0, 2];
+pub const CALM: [u8; 4] = [127, 0, 0, 3];
+
+/// An answer, its body still open (an SSE stream stays open while its request runs).
+#[derive(Debug)]
+pub struct Answer {
+    pub status: StatusCode,
+    pub session: Option<String>,
+    pub body: hyper::body::Incoming,
+}
+
+impl Answer {
+    pub async fn json(self) -> Value {
+        let bytes = tokio::time::timeout(Duration::from_secs(10), self.body.collect())
+            .await
+            .expect("a body within 10 s")
+            .unwrap()
+            .to_bytes();
+        serde_json::from_slice(&bytes)
+            .unwrap_or_else(|e| panic!("not JSON ({e}): {}", String::from_utf8_lossy(&bytes)))
+    }
+
+    /// The first `data:` message of an SSE body.
+    pub async fn first_message(&mut self) -> Value {
+        let mut buf = String::new();
+        loop {
+            while let Some(end) = buf.find("\n\n") {
+                let event: String = buf.drain(..end + 2).collect();
+                let data = event.lines().find_map(|l| l.strip_prefix("data: "));
+                if let Some(d) = data.filter(|d| !d.is_empty()) {
+                    return serde_json::from_str(d).unwrap();
+                }
+            }
+            let frame = tokio::time::timeout(Duration::from_secs(10), self.body.frame())
+                .await
+                .expect("an event within 10 s")
+                .expect("the stream is open")
+                .unwrap();
+            if let Ok(d) = frame.into_data() {
+                buf.push_str(&String::from_utf8_lossy(&d));
+            }
+        }
+    }
+}
+
+/// A 2025 request from `from` (a loopback address of the client's own).
+pub async fn send_from(
+    from: [u8; 4],
+    addr: SocketAddr,
+    method: &str,
+    session: Option<&str>,
+    body: Option<&Value>,
+) -> Answer {
+    let socket = TcpSocket::new_v4().unwrap();
+    socket.bind(SocketAddr::new(IpAddr::from(from), 0)).unwrap();
+    let tcp = socket.connect(addr).await.unwrap();
+    let (mut sender, conn) = hyper::client::conn::http1::handshake(TokioIo::new(tcp))
+        .await
+        .unwrap();
+    tokio::spawn(conn);
+    let mut req = Request::builder()
+        .method(method)
+        .uri(format!("http://{addr}/mcp"))
+        .header("host", format!("127.0.0.1:{}", addr.port()))
+        .header("content-type", "application/json")
+        .header("accept", "application/json, text/event-stream");
+    if let Some(s) = session {
+        req = req
+            .header("mcp-session-id", s)
+            .header("mcp-protocol-version", "2025-11-25");
+    }
+    let body = body.map_or(String::new(), Value::to_string);
+    let req = req.body(Full::new(Bytes::from(body))).unwrap();
+    let resp = tokio::time::timeout(Duration::from_secs(10), sender.send_request(req))
+        .await
+        .expect("an answer within 10 s")
+        .unwrap();
+    let (parts, body) = resp.into_parts();
+    Answer {
+        status: parts.status,
+        session: parts
+            .headers
+            .get("mcp-session-id")
+            .map(|v| v.to_str().unwrap().to_owned()),
+        body,
+    }
+}
+
+pub fn initialize_with(caps: Value, client: Value) -> Value {
+    json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
+        "protocolVersion": "2025-11-25", "capabilities": caps, "clientInfo": client}})
+}
+
+pub fn init() -> Value {
+    initialize_with(
+        json!({"elicitation": {}}),
+        json!({"name": "quota-test", "version": "1"}),
+    )
+}
+
+/// Opens a session from `from`; the answer when it was refused.
+pub async fn open(from: [u8; 4], addr: SocketAddr) -> Result<String, Answer> {
+    let r = send_from(from, addr, "POST", None, Some(&init())).await;
+    match (r.status, r.session.clone()) {
+        (StatusCode::OK, Some(s)) => {
+            let note = json!({"jsonrpc": "2.0", "method": "notifications/initialized"});
+            let n = send_from(from, addr, "POST", Some(&s), Some(&note)).await;
+            assert_eq!(n.status, StatusCode::ACCEPTED);
+            Ok(s)
+        }
+        _ => Err(r),
+    }
+}
+
+fn assert_limit(error: &Value, code: i64, limit: &str) {
+    assert_eq!(error["code"], code, "{error}");
+    assert_eq!(error["data"]["limit"], limit, "{error}");
+    let message = error["message"].as_str().unwrap();
+    assert!(
+        message.contains(limit),
+        "the message names the limit: {error}"
+    );
+}
+
+#[tokio::test]
+async fn an_oversized_initialize_is_refused_and_opens_no_session() {
+    let (srv, _) = server();
+    let s = super::client::start(srv, HttpConfig::default(), None).await;
+    let big = "x".repeat(20 * 1024);
+    let caps = json!({"elicitation": {}, "experimental": {"blob": {"data": big}}});
+    let r = send_from(
+        CALM,
+        s.addr,
+        "POST",
+        None,
+        Some(&initialize_with(caps, json!({"name": "c", "version": "1"}))),
+    )
+    .await;
+    assert_eq!(r.status, StatusCode::OK);
+    assert!(r.session.is_none(), "no session for a refused initialize");
+    let v = r.json().await;
+    assert_eq!(v["id"], 0);
+    assert_limit(&v["error"], -32602, "max_capabilities");
+    let client = json!({"name": "c", "version": "1", "description": "y".repeat(10 * 1024)});
+    let r = send_from(
+        CALM,
+        s.addr,
+        "POST",
+        None,
+        Some(&initialize_with(json!({}), client)),
+    )
+    .await;
+    assert!(r.session.is_none());
+    assert_limit(&r.json().await["error"], -32602, "max_client_info");
+    // An ordinary client is unaffected.
+    open(CALM, s.addr).await.expect("a session");
+    s.shutdown().await;
+}
+
+fn subscribe(id: i64, uri: &str) -> Value {
+    json!({"jsonrpc": "2.0", "id": id, "method": "resources/subscribe", "params": {"uri": uri}})
+}
+
+#[tokio::test]
+async fn subscriptions_are_bounded_in_number_and_length() {
+    let (srv, _) = server();
+    let s = super::client::start(srv, HttpConfig::default(), None).await;
+    let session = open(CALM, s.addr).await.unwrap();
+    let sub = |id: i64, uri: String| {
+        let session = session.clone();
+        async move {
+            send_from(
+                CALM,
+                s.addr,
+                "POST",
+                Some(&session),
+                Some(&subscribe(id, &uri)),
+            )
+            .await
+            .json()
+            .await
+        }
+    };
+    for i in 0..64 {
+        let r = sub(i, format!("test://item/{i}")).await;
+        assert!(r["result"].is_object(), "{r}");
+    }
+    let r = sub(64, "test://item/64".into()).await;
+    assert_limit(&r["error"], -32602, "max_subscriptions");
+    // Subscribing again to a held URI takes no room; unsubscribing makes room.
+    assert!(sub(65, "test://item/3".into()).await["result"].is_object());
+    let unsub = json!({"jsonrpc": "2.0", "id": 66, "method": "resources/unsubscribe", "params": {"uri": "test://item/3"}});
+    let r = send_from(CALM, s.addr, "POST", Some(&session), Some(&unsub))
+        .await
+        .json()
+        .await;
+    assert!(r["result"].is_object(), "{r}");
+    assert!(sub(67, "test://item/64".into()).await["result"].is_object());
+    // A URI longer than kept is refused.
+    let other = open(CALM, s.addr).await.unwrap();
+    let long = format!("test://{}", "u".repeat(1100));
+    let r = send_from(
+        CALM,
+        s.addr,
+        "POST",
+        Some(&other),
+        Some(&subscribe(1, &long)),
+    )
+    .await
+    .json()
+    .await;
+    assert_limit(&r["error"], -32602, "max_subscription_uri");
+    s.shutdown().await;
+}
+
+#[tokio::test]
+async fn one_client_filling_its_sessions_leaves_another_client_unaffected() {
+    let (srv, _) = server();
+    let s = super::client::start(srv, HttpConfig::default(), None).await;
+    let mut held = Vec::new();
+    for _ in 0..100 {
+        held.push(open(FLOOD, s.addr).await.expect("within the share"));
+    }
+    let refused = open(FLOOD, s.addr).await.expect_err("over the share");
+    assert_eq!(refused.status, StatusCode::TOO_MANY_REQUESTS);
+    let v = refused.json().await;
+    assert_eq!(v["id"], 0);
+    assert_limit(&v["error"], -32603, "per_principal");
+    // Another client opens and uses a session as if nothing happened.
+    let calm = open(CALM, s.addr).await.expect("another client's share");
+    let ping = json!({"jsonrpc": "2.0", "id": 1, "method": "ping"});
+    let r = send_from(CALM, s.addr, "POST", Some(&calm), Some(&ping)).await;
+    assert!(r.json().await["result"].is_object());
+    // Ending one of its sessions gives the first client a slot back.
+    let del = send_from(FLOOD, s.addr, "DELETE", Some(&held[0]), None).await;
+    assert_eq!(del.status, StatusCode::OK);
+    open(FLOOD, s.addr).await.expect("a slot again");
+    s.shutdown().await;
+}
+
+#[tokio::test]
+async fn a_session_runs_a_bounded_number_of_requests_at_once() {
+    let (srv, _) = server();
+    let s = super::client::start(srv, HttpConfig::default(), None).await;
+    let session = open(CALM, s.addr).await.unwrap();
+    let call = |id: i64| {
+        json!({"jsonrpc": "2.0", "id": id, "method": "tools/call",
+               "params": {"name": "provision_database", "arguments": {"name": format!("db{id}")}}})
+    };
+    // 32 requests, each waiting for the answer to its question.
+    let mut running = Vec::new();
+    for id in 0..32 {
+        let mut r = send_from(CALM, s.addr, "POST", Some(&session), Some(&call(id))).await;
+        assert_eq!(r.status, StatusCode::OK);
+        assert_eq!(r.first_message().await["method"], "elicitation/create");
+        running.push(r);
+    }
+    let r = send_from(CALM, s.addr, "POST", Some(&session), Some(&call(32))).await;
+    assert_eq!(r.status, StatusCode::TOO_MANY_REQUESTS);
+    let v = r.json().await;
+    assert_eq!(v["id"], 32);
+    assert_limit(&v["error"], -32603, "max_in_flight");
+    // Another session of the same client is unaffected.
+    let other = open(CALM, s.addr).await.unwrap();
+    let ping = json!({"jsonrpc": "2.0", "id": 1, "method": "ping"});
+    let r = send_from(CALM, s.addr, "POST", Some(&other), Some(&ping)).await;
+    assert!(r.json().await["result"].is_object());
+    // The requests wait for answers nobody gives: the server is dropped, not drained.
+    drop((running, s));
+}
