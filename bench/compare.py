@@ -4,11 +4,17 @@
 Usage (normally through scripts/bench, which builds the binaries first):
 
     python3 bench/compare.py [--quick] [--duration S] [--warmup S] [--reps N]
-                             [--servers sterna,ts-sdk,py-sdk,rmcp,ceiling]
+                             [--servers sterna,ts-sdk,py-sdk,rmcp,ceiling,ts-sdk-v1,py-sdk-v1]
+                             [--modes echo,mrtr,legacy,legacy-echo] [--concurrency 1,32]
 
 One run starts each server in turn (fresh once per repetition; repetitions are interleaved across
-servers), pins it to CPU 0 and the load generator to CPU 1 (`taskset`), and measures echo and MRTR
-at C=1 and C=32 (the ceiling answers echo only). Per measurement:
+servers), pins it to CPU 0 and the load generator to CPU 1 (`taskset`), and measures at C=1 and C=32:
+echo and MRTR (2026-07-28), and the 2025-11-25 modes in a session each worker keeps: `legacy` (the
+push flow: tools/call answered as an SSE stream carrying a pushed elicitation/create, the answer
+POSTed on a second connection, the result read from the stream) and `legacy-echo` (an in-session
+echo). sterna serves all four; the 2026 peers (TS SDK 2.x, Python SDK 2.x, rmcp) echo and MRTR; the
+2025 peers (TS SDK 1.x, Python SDK 1.x, sources in bench/peers/) the legacy modes; the ceiling echo
+only. Per measurement:
 
   1. a warm-up invocation of the load generator (`--duration WARMUP --warmup 0`), not recorded;
   2. the server's CPU time (utime+stime+cutime+cstime of the server process and all its
@@ -44,12 +50,17 @@ import time
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parent.parent
-ALL_SERVERS = ["sterna", "ts-sdk", "py-sdk", "rmcp", "ceiling"]
-PEERS = ["ts-sdk", "py-sdk", "rmcp"]
-ALIASES = {"ts": "ts-sdk", "typescript": "ts-sdk", "py": "py-sdk", "python": "py-sdk"}
+ALL_SERVERS = ["sterna", "ts-sdk", "py-sdk", "rmcp", "ceiling", "ts-sdk-v1", "py-sdk-v1"]
+# 2025-11-25 peers whose sources live in this repository (bench/peers/NAME/run.sh); the others' run.sh
+# are in the shared peers directory.
+REPO_PEERS = ["ts-sdk-v1", "py-sdk-v1"]
+PEERS = ["ts-sdk", "py-sdk", "rmcp"] + REPO_PEERS
+ALIASES = {"ts": "ts-sdk", "typescript": "ts-sdk", "py": "py-sdk", "python": "py-sdk",
+           "ts-v1": "ts-sdk-v1", "py-v1": "py-sdk-v1"}
 LABELS = {"sterna": "sterna", "ts-sdk": "TS SDK", "py-sdk": "Python SDK", "rmcp": "rmcp",
-          "ceiling": "ceiling (bare hyper)"}
-MODES = ["echo", "mrtr"]
+          "ceiling": "ceiling (bare hyper)", "ts-sdk-v1": "TS SDK 1.x", "py-sdk-v1": "Python SDK 1.x"}
+MODES = ["echo", "mrtr", "legacy", "legacy-echo"]
+LEGACY_MODES = ["legacy", "legacy-echo"]
 CONCURRENCIES = [1, 32]
 LOADGEN_SATURATED_PCT = 85.0
 OTHER_LOAD_PCT = 10.0
@@ -261,12 +272,20 @@ def find_peers_dir() -> Path | None:
     return None
 
 
+def peer_run_sh(args, name: str) -> Path:
+    """Where a peer's run.sh lives: bench/peers/ for the 2025 peers, the shared peers directory for
+    the others."""
+    if name in REPO_PEERS:
+        return REPO / "bench" / "peers" / name / "run.sh"
+    return args.peers_dir / name / "run.sh"
+
+
 def server_cmd(args, name: str, port: int) -> list[str]:
     if name == "sterna":
         return [str(args.sterna), "serve", "--http", f"127.0.0.1:{port}"]
     if name == "ceiling":
         return [str(args.ceiling), "--port", str(port)]
-    return ["bash", str(args.peers_dir / name / "run.sh"), str(port)]
+    return ["bash", str(peer_run_sh(args, name)), str(port)]
 
 
 def server_env(args) -> dict:
@@ -279,7 +298,13 @@ def server_env(args) -> dict:
 
 
 def modes_for(name: str) -> list[str]:
-    return ["echo"] if name == "ceiling" else MODES
+    if name == "ceiling":
+        return ["echo"]
+    if name in REPO_PEERS:
+        return LEGACY_MODES
+    if name in PEERS:
+        return ["echo", "mrtr"]
+    return MODES
 
 
 def prepare_peers(args) -> None:
@@ -523,6 +548,8 @@ def render(args, meta: dict, agg: dict, targets: list, runs: list, interrupted: 
            else "**WARNING: NOT PINNED** — " + meta["pin_note"])
     L.append(f"{pin}; {fmt_secs(args.duration)} s measured after {fmt_secs(args.warmup)} s warm-up; "
              f"median of {args.reps} repetition(s), interleaved across servers; MRTR op = 2 HTTP requests; "
+             "legacy op (2025-11-25 push flow in a session) = 2 HTTP requests (the call, answered as an "
+             "SSE stream carrying the pushed question and then the result, and the answer's POST); "
              f"load average before the run {m['loadavg_at_start']} (other load on the machine skews results).")
     if interrupted:
         L.append("")
@@ -581,9 +608,10 @@ def render(args, meta: dict, agg: dict, targets: list, runs: list, interrupted: 
         L.append("")
         L.append("| sterna / | mode | C | ops/s | p99 | server CPU/op | peak RSS |")
         L.append("|---|---|--:|--:|--:|--:|--:|")
+        levels = sorted({c["concurrency"] for c in agg["cells"].values()})
         for o in others:
             for mode in modes_for(o):
-                for c in CONCURRENCIES:
+                for c in levels:
                     a, b = cell(agg, "sterna", mode, c), cell(agg, o, mode, c)
                     if not a or not b:
                         continue
@@ -627,7 +655,8 @@ def parse_args(argv):
     p.add_argument("--quick", action="store_true", help="duration 3 s, 1 repetition (explicit flags win)")
     p.add_argument("--servers", default=",".join(ALL_SERVERS),
                    help=f"comma-separated subset of {','.join(ALL_SERVERS)} (default all)")
-    p.add_argument("--modes", default=",".join(MODES), help="subset of echo,mrtr (default both)")
+    p.add_argument("--modes", default=",".join(MODES),
+                   help=f"comma-separated subset of {','.join(MODES)} (default all)")
     p.add_argument("--concurrency", default=",".join(map(str, CONCURRENCIES)),
                    help="comma-separated concurrency levels (default 1,32)")
     p.add_argument("--no-pin", action="store_true", help="do not pin with taskset (not comparable)")
@@ -639,7 +668,8 @@ def parse_args(argv):
     p.add_argument("--sterna", type=Path, default=target / "release" / "sterna")
     p.add_argument("--ceiling", type=Path, default=target / "release" / "ceiling")
     p.add_argument("--peers-home", type=Path, default=cache / "peers", help="where peers install (PEERS_HOME)")
-    p.add_argument("--peers-dir", type=Path, default=None, help="directory holding ts-sdk/ py-sdk/ rmcp/ run.sh")
+    p.add_argument("--peers-dir", type=Path, default=None,
+                   help="directory holding ts-sdk/ py-sdk/ rmcp/ run.sh (the 2025 peers are in bench/peers/)")
     raw = sys.argv[1:] if argv is None else argv
     a = p.parse_args(raw)
     if a.quick:
@@ -659,7 +689,11 @@ def parse_args(argv):
     a.servers = sorted(names, key=ALL_SERVERS.index)
     a.modes = [m.strip() for m in a.modes.split(",") if m.strip()]
     if any(m not in MODES for m in a.modes):
-        p.error("--modes takes echo and/or mrtr")
+        p.error(f"--modes takes a subset of {','.join(MODES)}")
+    # A server that serves none of the chosen modes is left out (e.g. the ceiling for --modes legacy).
+    a.servers = [s for s in a.servers if any(m in a.modes for m in modes_for(s))]
+    if not a.servers:
+        p.error("no selected server serves the selected modes")
     a.concurrency = [int(x) for x in a.concurrency.split(",") if x.strip()]
     if a.duration <= 0 or a.warmup < 0 or a.reps < 1:
         p.error("need --duration > 0, --warmup ≥ 0, --reps ≥ 1")
@@ -676,10 +710,10 @@ def main(argv=None) -> int:
         if (name == "loadgen" or name in args.servers) and not os.access(path, os.X_OK):
             problems.append(f"{name} binary not found at {path} (build: cargo build --release -p sterna-bench "
                             "-p sterna-cli, or use scripts/bench)")
-    if any(s in PEERS for s in args.servers):
+    shared = [s for s in args.servers if s in PEERS and s not in REPO_PEERS]
+    if shared:
         args.peers_dir = (args.peers_dir or find_peers_dir())
-        if not args.peers_dir or not all((args.peers_dir / s / "run.sh").is_file()
-                                         for s in args.servers if s in PEERS):
+        if not args.peers_dir or not all((args.peers_dir / s / "run.sh").is_file() for s in shared):
             problems.append("peers' run.sh not found: set STERNA_PEERS_DIR (or STERNA_SHARED_DIR) or pass "
                             "--peers-dir")
     if problems:

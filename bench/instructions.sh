@@ -1,10 +1,13 @@
 #!/usr/bin/env bash
 # Instructions per operation of the endpoint (in process, no sockets: independent of load),
-# counted by callgrind: (Ir(N2) - Ir(N1)) / (N2 - N1) for echo and MRTR.
+# counted by callgrind: (Ir(N2) - Ir(N1)) / (N2 - N1) for echo, MRTR, the 2025-11-25 push flow
+# (legacy: a session opened once, then call, pushed question, answer, result) and an in-session
+# echo (legacy-echo). The legacy count grows with N (a session's new stream scans the streams kept for
+# replay): compare legacy figures taken with the same N1 N2 only.
 # Usage: bench/instructions.sh path/to/instr [N1 N2]
 set -euo pipefail
 bin=$1; n1=${2:-200}; n2=${3:-1200}
-for mode in echo mrtr; do
+for mode in echo mrtr legacy legacy-echo; do
   ir() { valgrind --tool=callgrind --callgrind-out-file=/dev/null "$bin" "$mode" "$1" 2>&1 \
          | sed -n 's/.*Collected : \([0-9]*\).*/\1/p'; }
   a=$(ir "$n1"); b=$(ir "$n2")

@@ -4,15 +4,26 @@
 //! difference in instructions by the difference in operations (bench/instructions.sh);
 //! the count does not depend on what else the machine is doing.
 //!
+//! `legacy` is the 2025-11-25 push flow of `provision_database` in a session opened once
+//! up front (the call's SSE stream, the pushed `elicitation/create`, the answer POSTed,
+//! the result read from the stream; see `instr/legacy.rs`), `legacy-echo` an in-session
+//! `tools/call echo`. The push flow's count depends on N: each new stream of a session
+//! scans the streams it keeps for replay (those that ended within the resume window, 60 s),
+//! so its cost per operation grows with the operations done before it in the session
+//! (echo, MRTR and `legacy-echo` are linear). Compare `legacy` counts with the same N1 N2.
+//!
 //! `mrtr-stored` runs the MRTR legs in stored-state mode with the in-memory store,
 //! `mrtr-redis` with Redis at `$REDIS_URL` (its own work happens in another process: count
 //! this side's instructions, time the round trips). Each run prints its wall time per
 //! operation to stderr. `sizes` prints the `requestState` of a large flow in both modes.
 //!
 //! ```text
-//! instr echo|mrtr|mrtr-stored|mrtr-redis N
+//! instr echo|mrtr|legacy|legacy-echo|mrtr-stored|mrtr-redis N
 //! instr sizes
 //! ```
+
+#[path = "instr/legacy.rs"]
+mod legacy;
 
 use bytes::Bytes;
 use http_body_util::{BodyExt, Full};
@@ -212,12 +223,17 @@ fn main() {
         }
         let store = store_for(&mode).await;
         let mut svc = McpService::new(server(store), HttpConfig::default());
+        let session = match mode.as_str() {
+            "legacy" | "legacy-echo" => Some(legacy::open(&mut svc).await),
+            _ => None,
+        };
         let started = Instant::now();
         for i in 0..n {
-            if mode.starts_with("mrtr") {
-                mrtr(&mut svc, i * 2).await;
-            } else {
-                echo(&mut svc, i).await;
+            match (mode.as_str(), &session) {
+                ("legacy", Some(s)) => legacy::push(&mut svc, s, i + 1).await,
+                ("legacy-echo", Some(s)) => legacy::echo(&mut svc, s, i + 1).await,
+                (m, _) if m.starts_with("mrtr") => mrtr(&mut svc, i * 2).await,
+                _ => echo(&mut svc, i).await,
             }
         }
         let per_op = started.elapsed().as_secs_f64() * 1e6 / n as f64;

@@ -1,7 +1,8 @@
-//! A load generator for MCP 2026-07-28 servers over Streamable HTTP.
+//! A load generator for MCP servers over Streamable HTTP: 2026-07-28, and 2025-11-25
+//! sessions.
 //!
 //! ```text
-//! loadgen --url http://127.0.0.1:3000/mcp --mode echo|mrtr|single-use --concurrency 32 --duration 10 --warmup 2
+//! loadgen --url http://127.0.0.1:3000/mcp --mode echo|mrtr|single-use|legacy|legacy-echo --concurrency 32 --duration 10 --warmup 2
 //! ```
 //!
 //! C workers, each on its own persistent keep-alive connection, run operations back to
@@ -10,8 +11,18 @@
 //! an answer for every question and the `requestState` echoed exactly → `complete`;
 //! `single-use` is the same with the demo server's single-use `redeem_voucher` (a new
 //! voucher code each operation), whose final leg consumes its state in the replay store.
+//! `legacy` and `legacy-echo` speak 2025-11-25: each worker keeps one session on two
+//! connections; `legacy` is the push flow of `provision_database` (the pushed
+//! `elicitation/create` read from the call's SSE stream, the answer POSTed on the second
+//! connection, the result read from the stream), `legacy-echo` an in-session echo
+//! (see `loadgen/legacy.rs`).
 //! Every response is checked (JSON or SSE); a wrong one counts as an error. Prints one
 //! JSON line: ops/s, latency percentiles, errors, and this process's CPU time.
+
+#[path = "loadgen/legacy.rs"]
+mod legacy;
+#[path = "loadgen/worker.rs"]
+mod worker;
 
 use bytes::Bytes;
 use http_body_util::{BodyExt, Full};
@@ -29,6 +40,10 @@ enum Mode {
     Echo,
     Mrtr,
     SingleUse,
+    /// The 2025-11-25 push flow in a session.
+    Legacy,
+    /// `tools/call echo` in a 2025-11-25 session.
+    LegacyEcho,
 }
 
 impl Mode {
@@ -37,6 +52,16 @@ impl Mode {
             Self::Echo => "echo",
             Self::Mrtr => "mrtr",
             Self::SingleUse => "single-use",
+            Self::Legacy => "legacy",
+            Self::LegacyEcho => "legacy-echo",
+        }
+    }
+
+    /// HTTP requests per operation.
+    fn requests(self) -> u64 {
+        match self {
+            Self::Echo | Self::LegacyEcho => 1,
+            Self::Mrtr | Self::SingleUse | Self::Legacy => 2,
         }
     }
 }
@@ -112,6 +137,8 @@ fn parse_args() -> Result<Opts, String> {
             "echo" => Mode::Echo,
             "mrtr" => Mode::Mrtr,
             "single-use" => Mode::SingleUse,
+            "legacy" => Mode::Legacy,
+            "legacy-echo" => Mode::LegacyEcho,
             m => return Err(format!("unknown mode {m}")),
         },
         concurrency: concurrency.max(1),
@@ -312,65 +339,6 @@ async fn mrtr_op(c: &mut Conn, o: &Opts, id: u64) -> Result<(), String> {
     Ok(())
 }
 
-struct Tally {
-    ops: u64,
-    errors: u64,
-    latencies_us: Vec<u32>,
-    first_error: Option<String>,
-}
-
-async fn worker(o: Opts, index: usize, measure_from: Instant, stop_at: Instant) -> Tally {
-    let mut t = Tally {
-        ops: 0,
-        errors: 0,
-        latencies_us: Vec::with_capacity(1 << 16),
-        first_error: None,
-    };
-    let mut id = (index as u64) << 40;
-    let mut conn: Option<Conn> = None;
-    while Instant::now() < stop_at {
-        if conn.is_none() {
-            match connect(&o).await {
-                Ok(c) => conn = Some(c),
-                Err(e) => {
-                    t.errors += u64::from(Instant::now() >= measure_from);
-                    t.first_error.get_or_insert(e);
-                    tokio::time::sleep(Duration::from_millis(10)).await;
-                    continue;
-                }
-            }
-        }
-        let c = conn.as_mut().expect("connected");
-        let started = Instant::now();
-        id += 2;
-        let outcome = if o.mode != Mode::Echo {
-            mrtr_op(c, &o, id).await
-        } else {
-            echo_op(c, &o, id).await
-        };
-        let done = Instant::now();
-        if started < measure_from || done > stop_at {
-            continue;
-        }
-        match outcome {
-            Ok(()) => {
-                t.ops += 1;
-                t.latencies_us.push(
-                    done.duration_since(started)
-                        .as_micros()
-                        .min(u128::from(u32::MAX)) as u32,
-                );
-            }
-            Err(e) => {
-                t.errors += 1;
-                t.first_error.get_or_insert(e);
-                conn = None;
-            }
-        }
-    }
-    t
-}
-
 /// This process's user+system CPU time, in seconds (from /proc/self/stat).
 fn cpu_seconds() -> f64 {
     let Ok(stat) = std::fs::read_to_string("/proc/self/stat") else {
@@ -408,7 +376,7 @@ fn main() {
         let measure_from = start + o.warmup;
         let stop_at = measure_from + o.duration;
         let handles: Vec<_> = (0..o.concurrency)
-            .map(|i| tokio::spawn(worker(o.clone(), i, measure_from, stop_at)))
+            .map(|i| tokio::spawn(worker::worker(o.clone(), i, measure_from, stop_at)))
             .collect();
         tokio::time::sleep_until(measure_from.into()).await;
         let cpu0 = cpu_seconds();
@@ -442,7 +410,7 @@ fn main() {
         "p90_ms": percentile(&lat, 0.90),
         "p99_ms": percentile(&lat, 0.99),
         "loadgen_cpu_s": cpu,
-        "requests": ops * if o.mode == Mode::Echo { 1 } else { 2 },
+        "requests": ops * o.mode.requests(),
     });
     println!("{line}");
 }
