@@ -10,9 +10,10 @@ use axum::Router;
 use axum::routing::get;
 use schemars::JsonSchema;
 use serde::Deserialize;
-use sterna::http::{HttpConfig, McpService};
+use sterna::server::Server;
+use sterna::server::http::{HttpConfig, McpService};
+use sterna::server::state::StateKeys;
 use sterna::server::{Context, Tool};
-use sterna::{Server, StateKeys};
 
 #[derive(Deserialize, JsonSchema)]
 struct ConvertArgs {
@@ -20,7 +21,7 @@ struct ConvertArgs {
     celsius: f64,
 }
 
-fn mcp_server() -> Result<Server, sterna::BuildError> {
+fn mcp_server() -> Result<Server, sterna::server::BuildError> {
     Server::builder("axum-example", "1.0.0")
         .state_keys(StateKeys::ephemeral())
         .tool(

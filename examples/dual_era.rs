@@ -18,10 +18,12 @@
 
 use schemars::JsonSchema;
 use serde::Deserialize;
-use sterna::http::HttpServer;
-use sterna::mrtr::form;
+use sterna::server::http::HttpServer;
+use sterna::server::mrtr::Elicitation;
+use sterna::server::mrtr::form;
+use sterna::server::state::StateKeys;
 use sterna::server::{Context, Tool};
-use sterna::{Elicitation, HandlerError, Server, StateKeys};
+use sterna::server::{HandlerError, Server};
 
 #[derive(Deserialize, JsonSchema)]
 struct ProvisionArgs {
@@ -47,7 +49,7 @@ struct EchoArgs {
     text: String,
 }
 
-fn server() -> Result<Server, sterna::BuildError> {
+fn server() -> Result<Server, sterna::server::BuildError> {
     Server::builder("dual-era-example", "1.0.0")
         .state_keys(StateKeys::ephemeral())
         .tool(
@@ -90,7 +92,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     if arg == "--stdio" {
         // A 2025 client's `initialize` opens the session; a 2026 client's requests carry
         // their version in `_meta`. Both are served on the same pipe.
-        sterna::transport::serve_stdio(server()?).await?;
+        sterna::server::transport::serve_stdio(server()?).await?;
         return Ok(());
     }
     let listener = tokio::net::TcpListener::bind(&arg).await?;

@@ -23,10 +23,12 @@
 use schemars::JsonSchema;
 use serde::Deserialize;
 use std::sync::Arc;
-use sterna::http::{HttpConfig, McpService, SessionConfig};
-use sterna::mrtr::form;
+use sterna::server::http::{HttpConfig, McpService, SessionConfig};
+use sterna::server::mrtr::Elicitation;
+use sterna::server::mrtr::form;
+use sterna::server::state::StateKeys;
 use sterna::server::{Context, Tool};
-use sterna::{Elicitation, HandlerError, Server, StateKeys};
+use sterna::server::{HandlerError, Server};
 use sterna_redis::{Redis, RedisBus};
 
 #[derive(Deserialize, JsonSchema)]

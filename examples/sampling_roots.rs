@@ -14,9 +14,10 @@
 
 use schemars::JsonSchema;
 use serde::Deserialize;
+use sterna::server::state::StateKeys;
 use sterna::server::{Context, NoArgs, Tool};
+use sterna::server::{HandlerError, Server};
 use sterna::types::sampling::CreateMessageRequestParams;
-use sterna::{HandlerError, Server, StateKeys};
 
 #[derive(Deserialize, JsonSchema)]
 struct SummarizeArgs {
@@ -61,6 +62,6 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         )
         .build()?;
 
-    sterna::transport::serve_stdio(server).await?;
+    sterna::server::transport::serve_stdio(server).await?;
     Ok(())
 }

@@ -19,10 +19,12 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
-use sterna::http::HttpServer;
-use sterna::mrtr::form;
+use sterna::server::http::HttpServer;
+use sterna::server::mrtr::Elicitation;
+use sterna::server::mrtr::form;
+use sterna::server::state::StateKeys;
 use sterna::server::{Context, Tool};
-use sterna::{Elicitation, HandlerError, Server, StateKeys};
+use sterna::server::{HandlerError, Server};
 
 #[derive(Deserialize, JsonSchema)]
 struct TransferArgs {

@@ -11,9 +11,11 @@
 
 use schemars::JsonSchema;
 use serde::Deserialize;
-use sterna::mrtr::form;
+use sterna::server::mrtr::Elicitation;
+use sterna::server::mrtr::form;
+use sterna::server::state::StateKeys;
 use sterna::server::{Context, Tool};
-use sterna::{Elicitation, HandlerError, Server, StateKeys};
+use sterna::server::{HandlerError, Server};
 
 /// The tool's arguments; doc comments become the `inputSchema` descriptions.
 #[derive(Deserialize, JsonSchema)]
@@ -76,6 +78,6 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         .build()?;
 
     // Serves until the client closes stdin.
-    sterna::transport::serve_stdio(server).await?;
+    sterna::server::transport::serve_stdio(server).await?;
     Ok(())
 }

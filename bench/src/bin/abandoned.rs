@@ -7,9 +7,11 @@
 
 use schemars::JsonSchema;
 use serde::Deserialize;
-use sterna::mrtr::form;
+use sterna::server::mrtr::Elicitation;
+use sterna::server::mrtr::form;
+use sterna::server::state::StateKeys;
 use sterna::server::{Context, NoArgs, RequestEnv, Tool};
-use sterna::{Elicitation, HandlerError, Server, StateKeys};
+use sterna::server::{HandlerError, Server};
 
 #[derive(Deserialize, JsonSchema)]
 struct Args {

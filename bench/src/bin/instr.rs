@@ -31,11 +31,13 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 use std::sync::Arc;
 use std::time::Instant;
-use sterna::http::{HttpConfig, McpService};
-use sterna::mrtr::form;
+use sterna::server::http::{HttpConfig, McpService};
+use sterna::server::mrtr::Elicitation;
+use sterna::server::mrtr::form;
+use sterna::server::state::StateKeys;
+use sterna::server::state::{MemoryStateStore, StateStore, StoreStates};
 use sterna::server::{Context, NoArgs, Tool};
-use sterna::state::{MemoryStateStore, StateStore, StoreStates};
-use sterna::{Elicitation, HandlerError, Server, StateKeys};
+use sterna::server::{HandlerError, Server};
 use tower_service::Service;
 
 #[derive(Deserialize, JsonSchema)]

@@ -13,9 +13,10 @@ use http_body_util::{BodyExt, Full};
 use stats_alloc::{INSTRUMENTED_SYSTEM, Region, StatsAlloc};
 use std::alloc::System;
 use std::time::Duration;
-use sterna::http::{HttpConfig, McpService, MemorySessionStore, SessionConfig};
+use sterna::server::Server;
+use sterna::server::http::{HttpConfig, McpService, MemorySessionStore, SessionConfig};
+use sterna::server::state::StateKeys;
 use sterna::server::{Context, NoArgs, Tool};
-use sterna::{Server, StateKeys};
 use tower_service::Service;
 
 #[global_allocator]

@@ -8,13 +8,14 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 use std::sync::Arc;
 use std::time::Duration;
-use sterna::mrtr::form;
-use sterna::server::{
-    Context, Prompt, Resource, ResourceTemplate, ServerBuilder, TaskStore, TaskSupport, Tool,
-};
-use sterna::state::ReplayStore;
+use sterna::server::mrtr::Elicitation;
+use sterna::server::mrtr::form;
+use sterna::server::state::ReplayStore;
+use sterna::server::state::StateKeys;
+use sterna::server::tasks::{TaskStore, TaskSupport};
+use sterna::server::{Context, Prompt, Resource, ResourceTemplate, ServerBuilder, Tool};
+use sterna::server::{HandlerError, Server};
 use sterna::types::meta::LoggingLevel;
-use sterna::{Elicitation, HandlerError, Server, StateKeys};
 
 /// Arguments of `echo`.
 #[derive(Debug, Deserialize, JsonSchema)]

@@ -29,7 +29,7 @@ use clap::{CommandFactory, Parser};
 use cli::{Cli, Command};
 use exit::CliError;
 use std::process::ExitCode;
-use sterna::StateKeys;
+use sterna::server::state::StateKeys;
 
 fn init_logs() {
     tracing_subscriber::fmt()

@@ -6,8 +6,8 @@ use crate::demo_server;
 use crate::exit::CliError;
 use std::io::Write;
 use std::sync::Arc;
-use sterna::StateKeys;
-use sterna::http::{HttpConfig, HttpServer, McpService, SessionConfig};
+use sterna::server::http::{HttpConfig, HttpServer, McpService, SessionConfig};
+use sterna::server::state::StateKeys;
 use tracing::Instrument;
 
 /// The response header naming the replica that answered.
@@ -27,7 +27,7 @@ pub(crate) async fn run(args: ServeArgs) -> Result<(), CliError> {
     let keys = keys_from_env()?;
     let Some(addr) = args.http else {
         let server = demo_server::build(keys, None, None);
-        return sterna::transport::serve_stdio(server)
+        return sterna::server::transport::serve_stdio(server)
             .await
             .map_err(|e| CliError::Local(format!("stdio: {e}")));
     };

@@ -7,9 +7,8 @@ use crate::exit::CliError;
 use crate::fulfil::Answerer;
 use crate::notify::Notices;
 use crate::ui::Ui;
-use sterna::client::{
-    Client, ClientBuilder, ClientError, EraMode, Refusal, TransportError, transport::HttpTransport,
-};
+use sterna::client::transport::HttpTransport;
+use sterna::client::{Client, ClientBuilder, ClientError, EraMode, Refusal, TransportError};
 use sterna::types::elicitation::{
     ElicitFormParams, ElicitRequestParams, ElicitResult, ElicitUrlParams,
 };

@@ -7,7 +7,7 @@ use super::handlers::{
     FormHandler, Handlers, RootsHandler, SamplingHandler, StaticRoots, UrlHandler,
 };
 use super::link::Dual;
-use super::transport::{NotificationSink, StdioTransport, StreamTransport, Transport};
+use super::transport::{NotificationSink, StdioTransport, Transport};
 use std::sync::atomic::AtomicI64;
 use std::sync::{Arc, Mutex, RwLock};
 use std::time::Duration;
@@ -219,9 +219,13 @@ impl ClientBuilder {
         Ok(self.build(StdioTransport::spawn(command)?))
     }
 
-    /// A client of an in-process server over an in-memory pipe (tests, embedding).
-    pub fn in_process(self, server: crate::Server) -> Client {
-        let stream = crate::transport::duplex(server, crate::transport::StreamOptions::default());
+    /// A client of an in-process server over an in-memory pipe (tests, embedding; with
+    /// the `in-process` feature).
+    #[cfg(feature = "in-process")]
+    pub fn in_process(self, server: sterna_server::Server) -> Client {
+        use super::transport::StreamTransport;
+        use sterna_server::transport::{StreamOptions, duplex};
+        let stream = duplex(server, StreamOptions::default());
         let (r, w) = tokio::io::split(stream);
         self.build(StreamTransport::new(r, w))
     }

@@ -114,17 +114,17 @@ impl<T> Call<T> {
 pub enum Step<T> {
     /// Done.
     Complete(T),
-    /// The server asked questions: answer them and [`resume`](crate::client::Client::resume).
+    /// The server asked questions: answer them and [`resume`](crate::Client::resume).
     InputRequired(Pending<T>),
     /// The server made the call a task (only when the client declared the tasks
-    /// extension): [`follow`](crate::client::Client::follow) it to its end.
+    /// extension): [`follow`](crate::Client::follow) it to its end.
     Task(super::tasks::RunningTask<T>),
 }
 
 /// A call waiting for answers. Serializable: keep it, show its questions in your own UI,
 /// and resume it later — in this process or another, against any replica of the server.
 ///
-/// [`resume`](crate::client::Client::resume) consumes it, so a `requestState` can never
+/// [`resume`](crate::Client::resume) consumes it, so a `requestState` can never
 /// be sent twice by accident.
 ///
 /// **On a 2025-11-25 server** the questions are requests the server pushed while it holds

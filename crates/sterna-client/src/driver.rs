@@ -8,7 +8,6 @@ use super::handlers::Handlers;
 use super::link::{Connected, Dual};
 use super::retry::{Attempt, Failure, Next, Policy};
 use super::transport::{NotificationSink, Outgoing, Transport};
-use crate::mirror::HeaderParam;
 use serde::de::DeserializeOwned;
 use serde_json::value::RawValue;
 use serde_json::{Map, Value};
@@ -19,6 +18,7 @@ use std::time::{Duration, Instant};
 use sterna_types::capabilities::ClientCapabilities;
 use sterna_types::jsonrpc::RequestId;
 use sterna_types::meta::Implementation;
+use sterna_types::mirror::HeaderParam;
 
 /// Limits of the round driver.
 #[derive(Debug, Clone, Copy)]

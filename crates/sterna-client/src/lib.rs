@@ -3,12 +3,12 @@
 //! same handlers, for 2025-11-25 ones.
 //!
 //! ```no_run
-//! # async fn run() -> Result<(), sterna::client::ClientError> {
-//! use sterna::client::{Call, Client};
-//! use sterna::types::elicitation::ElicitResult;
+//! # async fn run() -> Result<(), sterna_client::ClientError> {
+//! use sterna_client::{Call, Client};
+//! use sterna_types::elicitation::ElicitResult;
 //!
 //! let client = Client::builder("my-host", "1.0.0")
-//!     .on_elicit(|form: sterna::types::elicitation::ElicitFormParams| async move {
+//!     .on_elicit(|form: sterna_types::elicitation::ElicitFormParams| async move {
 //!         // Show `form.message` and `form.requested_schema` to the user …
 //!         ElicitResult::accept(serde_json::json!({"region": "eu-west-1"}).as_object().unwrap().clone())
 //!     })
@@ -69,6 +69,13 @@ mod retry;
 mod rounds;
 mod tasks;
 pub mod transport;
+#[cfg(feature = "oauth")]
+mod util;
+
+#[cfg(feature = "fuzzing")]
+#[doc(hidden)]
+#[path = "fuzz/mod.rs"]
+pub mod __fuzz;
 
 pub use builder::ClientBuilder;
 pub use call::{Call, CallResult, Pending, Step};

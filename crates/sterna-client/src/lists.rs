@@ -4,11 +4,11 @@
 use super::driver::Client;
 use super::error::{ClientError, ProtocolViolation};
 use super::link::Connected;
-use crate::mirror::{ParamKind, header_params};
 use serde::de::DeserializeOwned;
 use serde_json::{Map, Value};
 use std::collections::HashMap;
 use sterna_types::discover::DiscoverResult;
+use sterna_types::mirror::{ParamKind, header_params};
 use sterna_types::prompts::{ListPromptsResult, Prompt};
 use sterna_types::resources::{
     ListResourceTemplatesResult, ListResourcesResult, Resource, ResourceTemplate,
@@ -150,7 +150,7 @@ impl Client {
             let text = match (p.kind, value) {
                 (_, None | Some(Value::Null)) => continue,
                 (ParamKind::String, Some(Value::String(s))) => {
-                    crate::header_value::encode(s).into_owned()
+                    sterna_types::header::encode(s).into_owned()
                 }
                 (ParamKind::Integer, Some(Value::Number(n))) => match (n.as_i64(), n.as_f64()) {
                     (Some(i), _) => i.to_string(),

@@ -16,9 +16,9 @@ use serde::{Deserialize, Serialize};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
-use sterna::Server;
-use sterna::http::{McpService, SessionBus, SessionEvent};
 use sterna::server::Change;
+use sterna::server::Server;
+use sterna::server::http::{McpService, SessionBus, SessionEvent};
 use sterna::types::jsonrpc::RequestId;
 use tokio::task::JoinHandle;
 

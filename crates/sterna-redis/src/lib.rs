@@ -5,11 +5,11 @@
 //!
 //! | what | type | sterna trait |
 //! |---|---|---|
-//! | single-use states, consumed at most once across the fleet | [`RedisReplayStore`] | [`ReplayStore`](sterna::state::ReplayStore) |
-//! | task records (`io.modelcontextprotocol/tasks`), so any replica polls, updates, cancels and runs any task | [`RedisTaskStore`] | [`TaskStore`](sterna::server::TaskStore) |
-//! | sealed payloads of stored states (the client carries a reference) | [`RedisStateStore`] | [`StateStore`](sterna::state::StateStore) |
-//! | 2025-11-25 session records, so any replica serves any session | [`RedisSessionStore`] | [`SessionStore`](sterna::http::SessionStore) |
-//! | list and resource changes to every replica's listeners; answers (only to pushes that wait for one), cancellations and session ends to the replica running the request | [`RedisBus`] | [`Changes::forward_with`](sterna::server::Changes::forward_with), [`SessionBus`](sterna::http::SessionBus) |
+//! | single-use states, consumed at most once across the fleet | [`RedisReplayStore`] | [`ReplayStore`](sterna::server::state::ReplayStore) |
+//! | task records (`io.modelcontextprotocol/tasks`), so any replica polls, updates, cancels and runs any task | [`RedisTaskStore`] | [`TaskStore`](sterna::server::tasks::TaskStore) |
+//! | sealed payloads of stored states (the client carries a reference) | [`RedisStateStore`] | [`StateStore`](sterna::server::state::StateStore) |
+//! | 2025-11-25 session records, so any replica serves any session | [`RedisSessionStore`] | [`SessionStore`](sterna::server::http::SessionStore) |
+//! | list and resource changes to every replica's listeners; answers (only to pushes that wait for one), cancellations and session ends to the replica running the request | [`RedisBus`] | [`Changes::forward_with`](sterna::server::Changes::forward_with), [`SessionBus`](sterna::server::http::SessionBus) |
 //!
 //! Each client (its [`QuotaKey`](sterna::server::QuotaKey)) holds a bounded share of the
 //! sessions, tasks and stored states across the fleet (`per_principal` on each store; a
@@ -23,13 +23,13 @@
 //! ```no_run
 //! # async fn run() -> Result<(), redis::RedisError> {
 //! let redis = sterna_redis::Redis::connect("redis://127.0.0.1:6379/").await?;
-//! let server = sterna::Server::builder("demo", "1.0.0")
-//!     .state_keys(sterna::StateKeys::from_env("STERNA_STATE_KEYS").expect("keys"))
+//! let server = sterna::server::Server::builder("demo", "1.0.0")
+//!     .state_keys(sterna::server::state::StateKeys::from_env("STERNA_STATE_KEYS").expect("keys"))
 //!     .replay_store(std::sync::Arc::new(redis.replay_store()))
 //!     // Stored-state mode: sealed payloads above 4 KiB live in Redis.
 //!     .state_store(
 //!         std::sync::Arc::new(redis.state_store()),
-//!         sterna::state::StoreStates::Above(4096),
+//!         sterna::server::state::StoreStates::Above(4096),
 //!     )
 //!     .build()
 //!     .expect("valid");

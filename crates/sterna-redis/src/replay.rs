@@ -3,7 +3,7 @@
 
 use super::{Redis, hex};
 use futures_util::future::BoxFuture;
-use sterna::state::{ReplayError, ReplayStore};
+use sterna::server::state::{ReplayError, ReplayStore};
 
 /// A [`ReplayStore`] in Redis. Keys expire with the state they record.
 #[derive(Debug, Clone)]

@@ -8,8 +8,9 @@ use super::Redis;
 use super::shares::{REFRESH, Shares, Taken};
 use futures_util::future::BoxFuture;
 use std::time::Duration;
-use sterna::http::{SessionError, SessionRecord, SessionStore};
 use sterna::server::QuotaKey;
+use sterna::server::http::{SessionError, SessionStore};
+use sterna::server::legacy::SessionRecord;
 
 /// A [`SessionStore`] in Redis.
 #[derive(Debug, Clone)]

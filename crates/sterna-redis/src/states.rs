@@ -7,7 +7,7 @@ use super::shares::{Shares, Taken};
 use super::{Redis, hex};
 use futures_util::future::BoxFuture;
 use sterna::server::QuotaKey;
-use sterna::state::{StateStore, StoreError};
+use sterna::server::state::{StateStore, StoreError};
 
 /// A [`StateStore`] in Redis: `<prefix>:state:<id>` holds a sealed payload until the
 /// state expires. The reference's MAC is checked before this store is asked, so a forged

@@ -9,7 +9,8 @@ use super::Redis;
 use super::shares::{Shares, Taken};
 use futures_util::future::BoxFuture;
 use std::time::Duration;
-use sterna::server::{QuotaKey, StoredTask, TaskStore, TaskStoreError};
+use sterna::server::QuotaKey;
+use sterna::server::tasks::{StoredTask, TaskStore, TaskStoreError};
 
 const CREATE: &str = r"
 if redis.call('EXISTS', KEYS[1]) == 1 then return 0 end

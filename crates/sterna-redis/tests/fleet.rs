@@ -17,10 +17,12 @@ use serde_json::{Value, json};
 use std::net::SocketAddr;
 use std::sync::Arc;
 use std::time::Duration;
-use sterna::http::{HttpConfig, McpService, SessionConfig};
-use sterna::mrtr::form;
+use sterna::server::http::{HttpConfig, McpService, SessionConfig};
+use sterna::server::mrtr::Elicitation;
+use sterna::server::mrtr::form;
+use sterna::server::state::StateKeys;
 use sterna::server::{Context, NoArgs, Tool};
-use sterna::{Elicitation, HandlerError, Server, StateKeys};
+use sterna::server::{HandlerError, Server};
 use sterna_redis::{Redis, RedisBus};
 use tokio::net::{TcpListener, TcpStream};
 

@@ -16,11 +16,13 @@ use std::process::{Child, Command, Stdio};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
-use sterna::mrtr::form;
+use sterna::server::mrtr::Elicitation;
+use sterna::server::mrtr::form;
+use sterna::server::state::StateKeys;
+use sterna::server::state::StoreStates;
 use sterna::server::{Context, NoArgs, RequestEnv, Tool};
-use sterna::state::StoreStates;
+use sterna::server::{HandlerError, Server};
 use sterna::types::jsonrpc::RequestId;
-use sterna::{Elicitation, HandlerError, Server, StateKeys};
 use sterna_redis::Redis;
 
 /// A redis-server on a fixed port with an append-only file synced on every write, so a

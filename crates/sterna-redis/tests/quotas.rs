@@ -19,12 +19,16 @@ use std::net::{IpAddr, SocketAddr};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
-use sterna::http::{HttpConfig, HttpServer, McpService, SessionConfig};
-use sterna::mrtr::form;
-use sterna::server::{Context, LegacyLimits, NoArgs, Principal, RequestEnv, TaskSupport, Tool};
-use sterna::state::StoreStates;
+use sterna::server::http::{HttpConfig, HttpServer, McpService, SessionConfig};
+use sterna::server::legacy::LegacyLimits;
+use sterna::server::mrtr::Elicitation;
+use sterna::server::mrtr::form;
+use sterna::server::state::StateKeys;
+use sterna::server::state::StoreStates;
+use sterna::server::tasks::TaskSupport;
+use sterna::server::{Context, NoArgs, Principal, RequestEnv, Tool};
+use sterna::server::{HandlerError, Server};
 use sterna::types::jsonrpc::RequestId;
-use sterna::{Elicitation, HandlerError, Server, StateKeys};
 use sterna_redis::{Redis, RedisBus};
 use support::RedisServer;
 use tokio::net::{TcpListener, TcpSocket};
@@ -359,7 +363,7 @@ fn flag() -> Arc<std::sync::atomic::AtomicBool> {
     Arc::new(std::sync::atomic::AtomicBool::new(false))
 }
 
-fn record() -> sterna::http::SessionRecord {
+fn record() -> sterna::server::legacy::SessionRecord {
     serde_json::from_value(json!({
         "version": "2025-11-25", "capabilities": {}, "client": {"name": "c", "version": "1"},
         "initialized": false, "log_level": null, "subscriptions": [], "principal": null
@@ -369,8 +373,8 @@ fn record() -> sterna::http::SessionRecord {
 
 #[tokio::test]
 async fn a_session_in_use_keeps_its_share_and_an_ended_one_gives_it_back() {
-    use sterna::http::{SessionError, SessionStore};
     use sterna::server::QuotaKey;
+    use sterna::server::http::{SessionError, SessionStore};
     let redis_server = RedisServer::start_with(&[]);
     let redis = Redis::connect(&redis_server.url).await.unwrap();
     let store = redis.session_store().per_principal(1);

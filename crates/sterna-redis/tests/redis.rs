@@ -7,8 +7,9 @@ use std::net::TcpListener;
 use std::process::{Child, Command, Stdio};
 use std::sync::Arc;
 use std::time::Duration;
-use sterna::http::{SessionRecord, SessionStore};
-use sterna::state::ReplayStore;
+use sterna::server::http::SessionStore;
+use sterna::server::legacy::SessionRecord;
+use sterna::server::state::ReplayStore;
 use sterna_redis::Redis;
 
 /// A redis-server of our own, stopped when dropped.

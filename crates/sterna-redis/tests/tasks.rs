@@ -15,10 +15,12 @@ use serde_json::{Value, json};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
-use sterna::mrtr::form;
-use sterna::server::{Context, NoArgs, Principal, RequestEnv, TaskStore, TaskSupport, Tool};
+use sterna::server::mrtr::form;
+use sterna::server::state::StateKeys;
+use sterna::server::tasks::{TaskStore, TaskSupport};
+use sterna::server::{Context, NoArgs, Principal, RequestEnv, Tool};
+use sterna::server::{HandlerError, Server};
 use sterna::types::jsonrpc::RequestId;
-use sterna::{HandlerError, Server, StateKeys};
 use sterna_redis::Redis;
 
 const KEYS: &str = "AAECAwQFBgcICQoLDA0ODxAREhMUFRYXGBkaGxwdHh8=";

@@ -2,6 +2,7 @@
 //! when a question type is declared), never when a user meets it.
 
 use std::fmt;
+use sterna_types::mirror::{AnnotationError, HeaderProblem};
 
 /// What is wrong with a definition.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -74,20 +75,6 @@ pub enum TemplateProblem {
     AdjacentVariables,
 }
 
-/// Why an `x-mcp-header` annotation cannot be mirrored.
-#[derive(Debug, Clone, PartialEq, Eq)]
-#[non_exhaustive]
-pub enum HeaderProblem {
-    /// Not on a property reached through `properties`.
-    Unreachable,
-    /// Not a non-empty HTTP token.
-    NotAToken,
-    /// On an argument that is not a string, an integer or a boolean.
-    Type,
-    /// The same header name (ignoring case) twice.
-    Duplicate,
-}
-
 impl fmt::Display for Unfit {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
@@ -113,17 +100,6 @@ impl fmt::Display for TemplateProblem {
             ),
             Self::AdjacentVariables => f.write_str("two adjacent variables cannot be matched"),
         }
-    }
-}
-
-impl fmt::Display for HeaderProblem {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(match self {
-            Self::Unreachable => "not on a property reached through `properties`",
-            Self::NotAToken => "the header name must be a non-empty HTTP token",
-            Self::Type => "only string, integer and boolean arguments can be mirrored",
-            Self::Duplicate => "used twice",
-        })
     }
 }
 
@@ -179,6 +155,15 @@ impl fmt::Display for ArgsError {
             Self::NotAnObject => f.write_str("arguments must be an object"),
             Self::Decode(e) => write!(f, "{e}"),
             Self::Unusable => f.write_str("this definition is not usable"),
+        }
+    }
+}
+
+impl From<AnnotationError> for DefinitionError {
+    fn from(e: AnnotationError) -> Self {
+        DefinitionError::HeaderAnnotation {
+            at: e.at,
+            problem: e.problem,
         }
     }
 }

@@ -11,7 +11,7 @@ use sterna_types::error::{ErrorCode, ErrorObject};
 /// * [`HandlerError::tool`]: a tool failure with a message for the model.
 /// * [`HandlerError::invalid_params`], [`HandlerError::resource_not_found`],
 ///   [`HandlerError::rpc`]: a JSON-RPC error.
-/// * From [`NeedsInput`](crate::NeedsInput): not an error — the round ends with `input_required`.
+/// * From [`NeedsInput`](crate::mrtr::NeedsInput): not an error — the round ends with `input_required`.
 pub struct HandlerError(pub(crate) Repr);
 
 pub(crate) enum Repr {

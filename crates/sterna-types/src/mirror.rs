@@ -1,11 +1,54 @@
 //! `x-mcp-header` annotations: tool arguments mirrored into `Mcp-Param-*` headers.
-//! Shared by the server (validating requests) and the client (sending headers).
+//! Shared by servers (validating requests) and clients (sending headers).
 
-use crate::definition::{DefinitionError, HeaderProblem};
 use serde_json::{Map, Value};
+use std::fmt;
 
-fn problem(at: String, problem: HeaderProblem) -> DefinitionError {
-    DefinitionError::HeaderAnnotation { at, problem }
+/// Why an `x-mcp-header` annotation cannot be mirrored.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum HeaderProblem {
+    /// Not on a property reached through `properties`.
+    Unreachable,
+    /// Not a non-empty HTTP token.
+    NotAToken,
+    /// On an argument that is not a string, an integer or a boolean.
+    Type,
+    /// The same header name (ignoring case) twice.
+    Duplicate,
+}
+
+impl fmt::Display for HeaderProblem {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            Self::Unreachable => "not on a property reached through `properties`",
+            Self::NotAToken => "the header name must be a non-empty HTTP token",
+            Self::Type => "only string, integer and boolean arguments can be mirrored",
+            Self::Duplicate => "used twice",
+        })
+    }
+}
+
+/// An `x-mcp-header` annotation that cannot be mirrored, and where it is.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct AnnotationError {
+    /// Where in the schema (a JSON pointer), or the header name when it is a duplicate.
+    pub at: String,
+    /// Why.
+    pub problem: HeaderProblem,
+}
+
+impl fmt::Display for AnnotationError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "x-mcp-header at {}: {}", self.at, self.problem)
+    }
+}
+
+impl std::error::Error for AnnotationError {}
+
+fn problem(at: String, problem: HeaderProblem) -> AnnotationError {
+    AnnotationError { at, problem }
 }
 
 /// The JSON type of an argument mirrored into an `Mcp-Param-*` header.
@@ -20,11 +63,15 @@ pub enum ParamKind {
 }
 
 /// An argument mirrored into a header (`x-mcp-header`).
-#[derive(Debug, Clone)]
-pub(crate) struct HeaderParam {
-    pub(crate) name: String,
-    pub(crate) path: Vec<String>,
-    pub(crate) kind: ParamKind,
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct HeaderParam {
+    /// The header's name, without `Mcp-Param-`.
+    pub name: String,
+    /// Where the argument is, from the root of the arguments.
+    pub path: Vec<String>,
+    /// Its JSON type.
+    pub kind: ParamKind,
 }
 
 fn is_token(s: &str) -> bool {
@@ -37,9 +84,7 @@ fn is_token(s: &str) -> bool {
 /// reached through `properties` only, name an RFC 9110 token unique ignoring case, and
 /// annotate a string, integer or boolean. A nullable type (`["boolean", "null"]`, from an
 /// `Option`) is published as the plain type: an absent argument sends no header anyway.
-pub(crate) fn header_params(
-    schema: &mut Map<String, Value>,
-) -> Result<Vec<HeaderParam>, DefinitionError> {
+pub fn header_params(schema: &mut Map<String, Value>) -> Result<Vec<HeaderParam>, AnnotationError> {
     let mut found = Vec::new();
     walk(schema, &mut Vec::new(), true, &mut found)?;
     let mut seen: Vec<String> = Vec::new();
@@ -58,7 +103,7 @@ fn walk(
     path: &mut Vec<String>,
     reachable: bool,
     found: &mut Vec<HeaderParam>,
-) -> Result<(), DefinitionError> {
+) -> Result<(), AnnotationError> {
     if let Some(v) = obj.get("x-mcp-header") {
         let at = format!("/{}", path.join("/"));
         if !reachable || path.is_empty() {

@@ -5,11 +5,13 @@ use criterion::{Criterion, criterion_group, criterion_main};
 use serde::Deserialize;
 use serde_json::{Value, json};
 use std::hint::black_box;
-use sterna::mrtr::form;
+use sterna::server::mrtr::Elicitation;
+use sterna::server::mrtr::form;
+use sterna::server::state::StateKeys;
 use sterna::server::{Context, RequestEnv, Tool};
+use sterna::server::{HandlerError, Server};
 use sterna::types::jsonrpc::RawMessage;
 use sterna::types::tools::CallToolRequestParams;
-use sterna::{Elicitation, HandlerError, Server, StateKeys};
 
 #[derive(Deserialize, schemars::JsonSchema)]
 struct EchoArgs {
@@ -157,7 +159,10 @@ fn http_layer(c: &mut Criterion) {
         .enable_all()
         .build()
         .unwrap();
-    let svc = sterna::http::McpService::new(server(), sterna::http::HttpConfig::default());
+    let svc = sterna::server::http::McpService::new(
+        server(),
+        sterna::server::http::HttpConfig::default(),
+    );
     let echo = echo_request();
     c.bench_function("http_service/echo", |b| {
         b.to_async(&rt).iter(|| {

@@ -2,7 +2,7 @@
 
 use criterion::{Criterion, criterion_group, criterion_main};
 use std::hint::black_box;
-use sterna::state::__bench::Typical;
+use sterna::server::state::__bench::Typical;
 
 fn state(c: &mut Criterion) {
     let t = Typical::new();

@@ -9,14 +9,16 @@ use serde::Deserialize;
 use serde_json::value::{RawValue, to_raw_value};
 use serde_json::{Value, json};
 use std::sync::{Arc, Mutex};
-use sterna::mrtr::form;
+use sterna::server::mrtr::Elicitation;
+use sterna::server::mrtr::form;
+use sterna::server::state::StateKeys;
+use sterna::server::trace::opentelemetry::KeyValue;
+use sterna::server::trace::opentelemetry::trace::{SpanId, TraceId, TracerProvider};
+use sterna::server::trace::opentelemetry_sdk::error::OTelSdkResult;
+use sterna::server::trace::opentelemetry_sdk::trace::{SdkTracerProvider, SpanData, SpanExporter};
 use sterna::server::{Context, NoArgs, RequestEnv, Tool};
-use sterna::trace::opentelemetry::KeyValue;
-use sterna::trace::opentelemetry::trace::{SpanId, TraceId, TracerProvider};
-use sterna::trace::opentelemetry_sdk::error::OTelSdkResult;
-use sterna::trace::opentelemetry_sdk::trace::{SdkTracerProvider, SpanData, SpanExporter};
+use sterna::server::{HandlerError, Server};
 use sterna::types::jsonrpc::RequestId;
-use sterna::{Elicitation, HandlerError, Server, StateKeys};
 use tracing_subscriber::layer::SubscriberExt;
 
 /// Keeps every exported span.
@@ -96,7 +98,8 @@ async fn two_replicas_one_flow_one_flow_id_under_the_callers_trace() {
     let provider = SdkTracerProvider::builder()
         .with_simple_exporter(memory.clone())
         .build();
-    let layer = sterna::trace::tracing_opentelemetry::layer().with_tracer(provider.tracer("t"));
+    let layer =
+        sterna::server::trace::tracing_opentelemetry::layer().with_tracer(provider.tracer("t"));
     let _guard = tracing::subscriber::set_default(tracing_subscriber::registry().with(layer));
 
     let keys = StateKeys::generate_base64();
@@ -145,7 +148,8 @@ async fn errors_carry_their_code() {
     let provider = SdkTracerProvider::builder()
         .with_simple_exporter(memory.clone())
         .build();
-    let layer = sterna::trace::tracing_opentelemetry::layer().with_tracer(provider.tracer("t"));
+    let layer =
+        sterna::server::trace::tracing_opentelemetry::layer().with_tracer(provider.tracer("t"));
     let _guard = tracing::subscriber::set_default(tracing_subscriber::registry().with(layer));
     let server = replica(&StateKeys::generate_base64());
     let extra = json!({"inputResponses": {}, "requestState": "forged"});

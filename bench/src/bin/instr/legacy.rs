@@ -6,7 +6,7 @@
 use bytes::Bytes;
 use http::{HeaderMap, StatusCode};
 use http_body_util::{BodyExt, Full};
-use sterna::http::{McpBody, McpService};
+use sterna::server::http::{McpBody, McpService};
 use sterna_bench::{legacy as msg, sse};
 use tower_service::Service;
 

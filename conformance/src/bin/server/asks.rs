@@ -5,8 +5,8 @@
 
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
-use sterna::Elicitation;
-use sterna::mrtr::{form, sampling};
+use sterna::server::mrtr::Elicitation;
+use sterna::server::mrtr::{form, sampling};
 use sterna::server::{Context, NoArgs, ServerBuilder, Tool};
 use sterna::types::sampling::{CreateMessageRequestParams, CreateMessageResult};
 

@@ -11,10 +11,13 @@ use base64::Engine;
 use schemars::JsonSchema;
 use serde::Deserialize;
 use std::time::Duration;
-use sterna::mrtr::{form, roots, sampling};
+use sterna::server::mrtr::Elicitation;
+use sterna::server::mrtr::{form, roots, sampling};
+use sterna::server::state::StateKeys;
 use sterna::server::{
     CompletionRequest, Context, NoArgs, Prompt, Resource, ResourceTemplate, ServerBuilder, Tool,
 };
+use sterna::server::{HandlerError, Server};
 use sterna::types::content::Role;
 use sterna::types::content::{
     ContentBlock, EmbeddedResource, ResourceContents, TextResourceContents,
@@ -24,7 +27,6 @@ use sterna::types::prompts::{GetPromptResult, PromptMessage};
 use sterna::types::roots::Root;
 use sterna::types::sampling::{CreateMessageRequestParams, CreateMessageResult};
 use sterna::types::tools::CallToolResult;
-use sterna::{Elicitation, HandlerError, Server, StateKeys};
 
 /// A 1x1 red PNG.
 const PNG: &str = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8DwHwAFBQIAX8jx0gAAAABJRU5ErkJggg==";
@@ -98,7 +100,7 @@ fn name_of(e: Elicitation<UserName>) -> String {
         .unwrap_or_else(|| "stranger".into())
 }
 
-fn ask_name() -> sterna::mrtr::FormQuestion<UserName> {
+fn ask_name() -> sterna::server::mrtr::FormQuestion<UserName> {
     form::<UserName>("What is your name?").key("user_name")
 }
 
@@ -502,7 +504,7 @@ async fn main() {
     let shutdown = async {
         let _ = tokio::signal::ctrl_c().await;
     };
-    sterna::http::HttpServer::new(build())
+    sterna::server::http::HttpServer::new(build())
         .serve_with_shutdown(listener, shutdown)
         .await
         .expect("serve");

@@ -6,11 +6,13 @@
 use schemars::JsonSchema;
 use serde::Deserialize;
 use std::time::Duration;
-use sterna::mrtr::form;
-use sterna::server::{Context, NoArgs, ServerBuilder, TaskSupport, Tool};
+use sterna::server::HandlerError;
+use sterna::server::mrtr::Elicitation;
+use sterna::server::mrtr::form;
+use sterna::server::tasks::TaskSupport;
+use sterna::server::{Context, NoArgs, ServerBuilder, Tool};
 use sterna::types::error::ErrorObject;
 use sterna::types::tools::CallToolResult;
-use sterna::{Elicitation, HandlerError};
 
 #[derive(Deserialize, JsonSchema)]
 struct Greet {

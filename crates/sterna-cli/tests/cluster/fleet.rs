@@ -132,7 +132,7 @@ impl Fleet {
             .args(["--redis", &self.redis_url, "--replica", &r.name])
             .env("STERNA_STATE_KEYS", keys)
             // Debug for legacy sessions: answers handed to the fleet are logged.
-            .env("STERNA_LOG", "warn,sterna::http::legacy=debug")
+            .env("STERNA_LOG", "warn,sterna_server::http::legacy=debug")
             .stdout(Stdio::piped())
             .stderr(log)
             .spawn()

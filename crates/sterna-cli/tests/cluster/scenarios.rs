@@ -9,8 +9,8 @@ use std::collections::BTreeSet;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
-use sterna::StateKeys;
 use sterna::client::{Client, EraMode};
+use sterna::server::state::StateKeys;
 use sterna::types::elicitation::{ElicitFormParams, ElicitResult};
 
 fn replicas_of(report: &Report, kind_with_state: bool) -> BTreeSet<String> {

@@ -64,7 +64,7 @@ impl Recording {
             .header("mcp-protocol-version", &req.protocol_version)
             .header("mcp-method", &req.method);
         if let Some(name) = &req.name {
-            b = b.header("mcp-name", sterna::http::encode_header_value(name).as_ref());
+            b = b.header("mcp-name", sterna::types::header::encode(name).as_ref());
         }
         for (name, value) in &req.params {
             b = b.header(format!("mcp-param-{name}"), value.as_str());

@@ -7,8 +7,8 @@
 //! are answered and the call resumed without panicking.
 
 use super::runtime;
-use crate::client::transport::{NotificationSink, Outgoing, Transport};
-use crate::client::{Call, CallResult, Client, Pending, Step, TransportError};
+use crate::transport::{NotificationSink, Outgoing, Transport};
+use crate::{Call, CallResult, Client, Pending, Step, TransportError};
 use futures_util::future::BoxFuture;
 use serde::Serialize;
 use serde::de::DeserializeOwned;

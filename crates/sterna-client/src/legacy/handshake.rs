@@ -2,7 +2,7 @@
 //! handlers allow, its identity; no 2026-07-28 `_meta`, no version header) and which
 //! answers it accepts.
 
-use crate::client::error::{ClientError, ProtocolViolation};
+use crate::error::{ClientError, ProtocolViolation};
 use serde_json::{Value, json};
 use sterna_types::capabilities::ClientCapabilities;
 use sterna_types::jsonrpc::RequestId;

@@ -1,6 +1,6 @@
 //! A call to a 2025-11-25 server taken round by round
-//! ([`Client::start`](crate::client::Client::start) and
-//! [`resume`](crate::client::Client::resume)): the request stays open on the server while
+//! ([`Client::start`](crate::Client::start) and
+//! [`resume`](crate::Client::resume)): the request stays open on the server while
 //! the questions it pushed wait for answers here.
 //!
 //! Unlike a 2026-07-28 pending call, this one lives in this process only: the server holds
@@ -10,7 +10,7 @@
 
 use super::push::{ClaimGuard, Dispatch, Pushed, question_default, response_value};
 use super::session::Session;
-use crate::client::error::{ClientError, TransportError};
+use crate::error::{ClientError, TransportError};
 use serde_json::value::RawValue;
 use serde_json::{Map, Value};
 use std::collections::BTreeMap;

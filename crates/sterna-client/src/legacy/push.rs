@@ -1,16 +1,16 @@
 //! Requests a 2025-11-25 server pushes — `elicitation/create`, `sampling/createMessage`,
 //! `roots/list`, `ping` — answered with the handlers that also answer MRTR questions, or
-//! handed to a call in manual mode ([`Client::start`](crate::client::Client::start)),
-//! whose [`resume`](crate::client::Client::resume) answers them.
+//! handed to a call in manual mode ([`Client::start`](crate::Client::start)),
+//! whose [`resume`](crate::Client::resume) answers them.
 //!
 //! The wire rules of 2025-11-25: an elicitation mode the client did not declare gets
 //! `-32602`; sampling or roots without a handler get `-32601`; a refused sampling gets
 //! the user-rejection error `-1`; a refused roots request `-32603`.
 
-use crate::client::answer::{Unanswered, answer, check_declared};
-use crate::client::events::EventHub;
-use crate::client::handlers::Handlers;
-use crate::client::transport::{Inbound, Origin};
+use crate::answer::{Unanswered, answer, check_declared};
+use crate::events::EventHub;
+use crate::handlers::Handlers;
+use crate::transport::{Inbound, Origin};
 use futures_util::future::BoxFuture;
 use serde_json::{Value, json};
 use std::sync::{Arc, Mutex};

@@ -3,9 +3,9 @@
 
 use super::handshake::{Hello, accept, initialized};
 use super::wire::{Wire, WireError};
-use crate::client::envelope::{PlainMessage, read_answer};
-use crate::client::era::Era;
-use crate::client::error::{ClientError, ProtocolViolation, TransportError};
+use crate::envelope::{PlainMessage, read_answer};
+use crate::era::Era;
+use crate::error::{ClientError, ProtocolViolation, TransportError};
 use serde_json::value::RawValue;
 use serde_json::{Map, Value};
 use std::sync::atomic::{AtomicI64, AtomicU64, Ordering};

@@ -3,8 +3,8 @@
 //! URL handler), waits for `notifications/elicitation/complete` of each, then sends the
 //! request again.
 
-use crate::client::events::EventHub;
-use crate::client::handlers::UrlHandler;
+use crate::events::EventHub;
+use crate::handlers::UrlHandler;
 use serde_json::Value;
 use std::time::Duration;
 use sterna_types::elicitation::{ElicitAction, ElicitUrlParams};

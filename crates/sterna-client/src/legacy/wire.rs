@@ -2,8 +2,8 @@
 
 #[cfg(feature = "http")]
 use super::http::LegacyHttp;
-use crate::client::error::TransportError;
-use crate::client::transport::{NotificationSink, Outgoing, StreamTransport, Transport};
+use crate::error::TransportError;
+use crate::transport::{NotificationSink, Outgoing, StreamTransport, Transport};
 use std::fmt;
 use std::sync::Arc;
 use sterna_types::jsonrpc::RequestId;

@@ -9,8 +9,8 @@ use super::ui::AuthorizationUi;
 use std::sync::Arc;
 
 /// The OAuth 2.1 client of MCP authorization, attached to an
-/// [`HttpTransport`](crate::client::transport::HttpTransport) with
-/// [`HttpTransportBuilder::oauth`](crate::client::transport::HttpTransportBuilder::oauth).
+/// [`HttpTransport`](crate::transport::HttpTransport) with
+/// [`HttpTransportBuilder::oauth`](crate::transport::HttpTransportBuilder::oauth).
 /// Cheap to clone (clones share tokens).
 #[derive(Clone)]
 pub struct OAuth {

@@ -6,7 +6,7 @@ use super::error::{DiscoveryError, OAuthError, Rejection};
 use super::fetch::{Answer, Call};
 use super::metadata::{ResourceMetadata, ServerMetadata};
 use super::urls;
-use crate::client::transport::HttpClient;
+use crate::transport::HttpClient;
 
 /// Fetches and validates the protected-resource metadata of the MCP endpoint `mcp_url`.
 pub(crate) async fn resource_metadata(

@@ -233,7 +233,7 @@ pub enum HttpFailure {
         /// The URL.
         url: String,
         /// What failed.
-        source: crate::client::TransportError,
+        source: crate::TransportError,
     },
     /// The URL cannot be used.
     BadUrl {

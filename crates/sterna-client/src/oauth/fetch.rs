@@ -3,7 +3,7 @@
 //! following redirects.
 
 use super::error::HttpFailure;
-use crate::client::transport::HttpClient;
+use crate::transport::HttpClient;
 use bytes::Bytes;
 use http::header::{ACCEPT, CONTENT_TYPE};
 use http::{HeaderMap, HeaderValue, Method, Request, StatusCode};
@@ -108,7 +108,7 @@ impl Call {
                 .await
                 .map_err(|_| HttpFailure::Transport {
                     url: url.clone(),
-                    source: crate::client::TransportError::TooLarge { limit: MAX_BODY },
+                    source: crate::TransportError::TooLarge { limit: MAX_BODY },
                 })?
                 .to_bytes();
             Ok(Answer {

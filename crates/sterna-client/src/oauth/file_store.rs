@@ -117,13 +117,13 @@ impl TokenStore for FileStore {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::client::oauth::{ClientInfo, Secret, Tokens};
+    use crate::oauth::{ClientInfo, Secret, Tokens};
 
     fn dir() -> PathBuf {
         let mut p = std::env::temp_dir();
         p.push(format!(
             "sterna-store-{}",
-            crate::client::oauth::pkce::random_string(8)
+            crate::oauth::pkce::random_string(8)
         ));
         p
     }

@@ -7,7 +7,7 @@ use super::discovery;
 use super::engine::{Engine, Session};
 use super::error::{GaveUp, OAuthError};
 use super::metadata::{ResourceMetadata, ServerMetadata};
-use crate::client::transport::HttpClient;
+use crate::transport::HttpClient;
 use std::collections::BTreeSet;
 
 /// What was discovered for one flow.
@@ -44,7 +44,7 @@ impl Engine {
             creds.forget_tokens(&r.issuer, &r.resource);
         } else if let Some(t) = creds
             .tokens(&issuer, &resource)
-            .filter(|t| !t.is_expired(crate::state::unix_now()))
+            .filter(|t| !t.is_expired(crate::util::unix_now()))
         {
             tracing::debug!(%issuer, "using a stored token");
             let t = t.clone();

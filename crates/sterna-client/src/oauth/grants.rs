@@ -11,7 +11,7 @@ use super::store::{ClientInfo, Credentials, Tokens};
 use super::token::{self, Auth, TokenRequest, choose_method};
 use super::ui::{AuthorizationRequest, AuthorizationResponse};
 use super::urls;
-use crate::client::transport::HttpClient;
+use crate::transport::HttpClient;
 
 const JWT_BEARER: &str = "urn:ietf:params:oauth:grant-type:jwt-bearer";
 

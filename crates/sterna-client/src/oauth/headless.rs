@@ -6,10 +6,11 @@ use super::error::{HttpFailure, UiError};
 use super::fetch::Call;
 use super::ui::{AuthorizationRequest, AuthorizationResponse, AuthorizationUi};
 use super::urls;
-use crate::client::transport::{HttpClient, TlsRoots};
+use crate::transport::HttpClient;
 use futures_util::future::BoxFuture;
 use http::HeaderValue;
 use http::header::{COOKIE, LOCATION, SET_COOKIE};
+use sterna_net::TlsRoots;
 
 /// Fetches the authorization URL itself and follows the authorization server's own
 /// redirects (at most 10, carrying its cookies back to the same origin only) until one

@@ -76,7 +76,7 @@ impl DpopKey {
             jti: random_string(16),
             htm: method,
             htu: super::urls::without_query(url),
-            iat: crate::state::unix_now(),
+            iat: crate::util::unix_now(),
             ath: access_token.map(sha256_b64),
             nonce,
         };
@@ -147,7 +147,7 @@ impl ClientKey {
     pub(crate) fn assertion(&self, client_id: &str, audience: &str) -> Result<String, OAuthError> {
         let mut header = Header::new(self.alg);
         header.kid = self.kid.clone();
-        let iat = crate::state::unix_now();
+        let iat = crate::util::unix_now();
         let claims = AssertionClaims {
             iss: client_id,
             sub: client_id,

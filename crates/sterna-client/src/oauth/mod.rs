@@ -15,9 +15,9 @@
 //!
 //! ```no_run
 //! # async fn run() -> Result<(), Box<dyn std::error::Error>> {
-//! use sterna::client::Client;
-//! use sterna::client::oauth::{FileStore, LoopbackRedirect, OAuth};
-//! use sterna::client::transport::HttpTransport;
+//! use sterna_client::Client;
+//! use sterna_client::oauth::{FileStore, LoopbackRedirect, OAuth};
+//! use sterna_client::transport::HttpTransport;
 //!
 //! let oauth = OAuth::authorization_code(LoopbackRedirect::bind()?.open_browser(true))
 //!     .client_name("my-cli")

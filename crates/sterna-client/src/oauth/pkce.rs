@@ -8,7 +8,7 @@ use sha2::{Digest, Sha256};
 /// `n` random bytes, base64url without padding.
 pub(crate) fn random_string(n: usize) -> String {
     let mut buf = vec![0u8; n];
-    crate::state::fill_random(&mut buf);
+    crate::util::fill_random(&mut buf);
     URL_SAFE_NO_PAD.encode(buf)
 }
 

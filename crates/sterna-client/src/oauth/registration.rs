@@ -8,7 +8,7 @@ use super::metadata::ServerMetadata;
 use super::secret::Secret;
 use super::store::{ClientInfo, Credentials};
 use super::urls;
-use crate::client::transport::HttpClient;
+use crate::transport::HttpClient;
 use serde_json::{Value, json};
 
 /// How this client identifies itself to authorization servers.

@@ -4,8 +4,8 @@
 use super::builder::OAuth;
 use super::challenge::{Challenge, parse_challenges};
 use super::error::{GaveUp, OAuthError};
-use crate::client::error::TransportError;
-use crate::client::transport::HttpClient;
+use crate::error::TransportError;
+use crate::transport::HttpClient;
 use bytes::Bytes;
 use http::header::{AUTHORIZATION, WWW_AUTHENTICATE};
 use http::{HeaderMap, HeaderValue, Request, Response, StatusCode};

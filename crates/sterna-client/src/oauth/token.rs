@@ -9,7 +9,7 @@ use super::nonces::Nonces;
 use super::secret::Secret;
 use super::store::{ClientInfo, Tokens};
 use super::urls;
-use crate::client::transport::HttpClient;
+use crate::transport::HttpClient;
 use base64::Engine;
 use base64::engine::general_purpose::STANDARD;
 use http::HeaderValue;
@@ -221,7 +221,7 @@ pub(crate) fn read(
     let expires_at = doc
         .get("expires_in")
         .and_then(Value::as_u64)
-        .map(|s| crate::state::unix_now() + s);
+        .map(|s| crate::util::unix_now() + s);
     Ok(Tokens {
         access_token: Secret::new(access),
         token_type: text("token_type").unwrap_or_else(|| "Bearer".into()),

@@ -5,14 +5,14 @@
 use super::connect::HttpClient;
 use super::sse::{Event, SseParser};
 use super::{NotificationSink, Outgoing, Transport};
-use crate::client::error::ConfigError;
-use crate::client::error::TransportError;
-use crate::header_value::encode as encode_header_value;
+use crate::error::ConfigError;
+use crate::error::TransportError;
 use bytes::Bytes;
 use futures_util::future::BoxFuture;
 use http::header::{ACCEPT, CONTENT_TYPE};
 use http::{HeaderMap, HeaderName, HeaderValue, Request, Uri};
 use http_body_util::{BodyExt, Full};
+use sterna_types::header::encode as encode_header_value;
 use sterna_types::jsonrpc::{Incoming, RawMessage, RequestId};
 
 /// The Streamable HTTP client transport.
@@ -23,7 +23,7 @@ pub struct HttpTransport {
     pub(super) extra: HeaderMap,
     pub(super) max_response: usize,
     #[cfg(feature = "oauth")]
-    pub(super) oauth: Option<crate::client::oauth::OAuth>,
+    pub(super) oauth: Option<crate::oauth::OAuth>,
 }
 
 impl std::fmt::Debug for HttpTransport {

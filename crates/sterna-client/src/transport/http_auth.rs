@@ -2,7 +2,7 @@
 //! attached, and a `401`/`403` challenge runs the authorization flow before a retry.
 
 use super::http::HttpTransport;
-use crate::client::error::TransportError;
+use crate::error::TransportError;
 use bytes::Bytes;
 use http::Request;
 use http_body_util::Full;

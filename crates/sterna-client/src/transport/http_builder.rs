@@ -1,15 +1,17 @@
 //! Building a Streamable HTTP transport: TLS roots, extra headers, limits, OAuth.
 
-use super::connect::{HttpClient, TlsRoots};
+use super::connect::HttpClient;
 use super::http::{HttpTransport, config_url};
-use crate::client::error::{ConfigError, TransportError};
+use crate::error::{ConfigError, TransportError};
 use http::{HeaderMap, HeaderName, HeaderValue, Uri};
+use sterna_net::TlsRoots;
 
 /// Builds an [`HttpTransport`].
 ///
 /// ```no_run
-/// # fn run(ca_pem: &[u8]) -> Result<(), sterna::client::TransportError> {
-/// use sterna::client::transport::{HttpTransport, TlsRoots};
+/// # fn run(ca_pem: &[u8]) -> Result<(), sterna_client::TransportError> {
+/// use sterna_client::transport::HttpTransport;
+/// use sterna_net::TlsRoots;
 /// let transport = HttpTransport::builder("https://mcp.example.com/mcp")
 ///     .tls_roots(TlsRoots::new().root_certificate_pem(ca_pem)?)
 ///     .max_response(4 * 1024 * 1024)
@@ -23,7 +25,7 @@ pub struct HttpTransportBuilder {
     extra: Vec<(String, String)>,
     max_response: usize,
     #[cfg(feature = "oauth")]
-    oauth: Option<crate::client::oauth::OAuth>,
+    oauth: Option<crate::oauth::OAuth>,
 }
 
 impl HttpTransport {
@@ -65,7 +67,7 @@ impl HttpTransportBuilder {
     /// discovers the authorization server, obtains a token and retries; every request
     /// then carries the token.
     #[cfg(feature = "oauth")]
-    pub fn oauth(mut self, oauth: crate::client::oauth::OAuth) -> Self {
+    pub fn oauth(mut self, oauth: crate::oauth::OAuth) -> Self {
         self.oauth = Some(oauth);
         self
     }

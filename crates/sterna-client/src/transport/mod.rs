@@ -17,10 +17,6 @@ mod stream;
 #[cfg(feature = "oauth")]
 pub(crate) use connect::HttpClient;
 #[cfg(feature = "http")]
-pub use connect::TlsRoots;
-#[cfg(feature = "tls")]
-pub(crate) use connect::{Connector as HttpsConnector, connector as https_connector};
-#[cfg(feature = "http")]
 pub use http::HttpTransport;
 #[cfg(feature = "http")]
 pub use http_builder::HttpTransportBuilder;

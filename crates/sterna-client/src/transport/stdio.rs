@@ -4,7 +4,7 @@
 
 use super::stream::StreamTransport;
 use super::{NotificationSink, Outgoing, Transport};
-use crate::client::error::TransportError;
+use crate::error::TransportError;
 use futures_util::future::BoxFuture;
 use std::ffi::OsString;
 use std::path::PathBuf;
@@ -15,7 +15,7 @@ use tokio::io::{AsyncBufReadExt, BufReader};
 use tokio::process::{Child, Command};
 
 /// A server started as a child process, spoken to over its stdin/stdout; its stderr is
-/// logged (at `info`, target `sterna::client::server_stderr`), never read as an error.
+/// logged (at `info`, target `sterna_client::server_stderr`), never read as an error.
 pub struct StdioTransport {
     recipe: Recipe,
     running: tokio::sync::RwLock<Running>,
@@ -93,7 +93,7 @@ fn start(mut command: Command) -> std::io::Result<Running> {
         tokio::spawn(async move {
             let mut lines = BufReader::new(stderr).lines();
             while let Ok(Some(line)) = lines.next_line().await {
-                tracing::info!(target: "sterna::client::server_stderr", "{line}");
+                tracing::info!(target: "sterna_client::server_stderr", "{line}");
             }
         });
     }

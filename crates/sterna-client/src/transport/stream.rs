@@ -2,7 +2,7 @@
 //! reader/writer pair (an in-memory duplex in tests).
 
 use super::{Inbound, Kind, NotificationSink, Origin, Outgoing, Transport, kind_of};
-use crate::client::error::TransportError;
+use crate::error::TransportError;
 use futures_util::future::BoxFuture;
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, OnceLock};
@@ -50,8 +50,8 @@ pub(crate) enum ProbeReply {
 }
 
 impl StreamTransport {
-    /// Talks over `reader`/`writer` (e.g. the halves of
-    /// [`transport::duplex`](crate::transport::duplex)).
+    /// Talks over `reader`/`writer` (e.g. the halves of an in-memory duplex to a
+    /// server).
     pub fn new<R, W>(reader: R, writer: W) -> Self
     where
         R: AsyncRead + Unpin + Send + 'static,

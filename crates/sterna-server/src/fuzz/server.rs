@@ -8,9 +8,11 @@
 //! again with the state each server issued, under the same invariants.
 
 use super::runtime;
+use crate::mrtr::{Elicitation, form};
 use crate::server::inbound::classify_envelope;
 use crate::server::{Context, NoArgs, Prompt, RequestEnv, ResourceTemplate, Tool};
-use crate::{Elicitation, HandlerError, Server, StateKeys, mrtr::form};
+use crate::state::StateKeys;
+use crate::{HandlerError, Server};
 use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::Value;

@@ -16,9 +16,9 @@
 //! ([`AccessGrant`](crate::server::AccessGrant)). No token is ever logged.
 //!
 //! ```no_run
-//! # async fn run(server: sterna::Server) -> Result<(), Box<dyn std::error::Error>> {
-//! use sterna::http::HttpServer;
-//! use sterna::http::auth::{AuthLayer, JwtValidator, ResourceMetadata, ScopePolicy};
+//! # async fn run(server: sterna_server::Server) -> Result<(), Box<dyn std::error::Error>> {
+//! use sterna_server::http::HttpServer;
+//! use sterna_server::http::auth::{AuthLayer, JwtValidator, ResourceMetadata, ScopePolicy};
 //! let (resource, issuer) = ("http://127.0.0.1:3000/mcp", "http://127.0.0.1:4000");
 //! let auth = AuthLayer::new(JwtValidator::builder(resource).issuer(issuer).build()?)
 //!     .resource_metadata(ResourceMetadata::new(resource, issuer)?.scopes_supported(["mcp:read", "mcp:write"]))

@@ -1,14 +1,15 @@
 //! The 2026-07-28 request headers: `MCP-Protocol-Version`, `Mcp-Method`, `Mcp-Name` and
 //! `Mcp-Param-*`, and the `=?base64?…?=` sentinel for values HTTP cannot carry as is.
 
-use crate::header_value::decode as decode_header_value;
+use crate::server::Server;
 use crate::server::prepare::Prepared;
-use crate::server::{ParamKind, Server};
 use http::HeaderMap;
 use http::header::{AsHeaderName, HeaderName};
 use serde_json::Value;
 use serde_json::value::RawValue;
 use sterna_types::error::ErrorObject;
+use sterna_types::header::decode as decode_header_value;
+use sterna_types::mirror::ParamKind;
 
 fn mismatch(msg: String) -> ErrorObject {
     ErrorObject::header_mismatch(format!("Header mismatch: {msg}"))

@@ -29,8 +29,7 @@ mod respond;
 mod serve;
 mod service;
 
-pub use crate::header_value::{decode as decode_header_value, encode as encode_header_value};
-pub use crate::server::legacy::SessionRecord;
+pub use crate::legacy::SessionRecord;
 pub use auth::{AuthError, AuthLayer, AuthService, Authenticator, BearerTokens};
 pub use body::McpBody;
 pub use config::{HttpConfig, OriginPolicy};

@@ -15,7 +15,7 @@ use std::net::SocketAddr;
 /// request came through a proxy you trust (a client can write that header itself):
 ///
 /// ```
-/// use sterna::http::PeerAddr;
+/// use sterna_server::http::PeerAddr;
 /// let mut request = http::Request::new(());
 /// let addr: std::net::SocketAddr = "203.0.113.7:51234".parse().unwrap();
 /// request.extensions_mut().insert(PeerAddr(addr));

@@ -19,8 +19,8 @@ use tower_layer::Layer;
 /// Serves a [`Server`] over Streamable HTTP on one path (default `/mcp`).
 ///
 /// ```no_run
-/// # async fn run(server: sterna::Server) -> std::io::Result<()> {
-/// use sterna::http::HttpServer;
+/// # async fn run(server: sterna_server::Server) -> std::io::Result<()> {
+/// use sterna_server::http::HttpServer;
 /// HttpServer::new(server).serve("127.0.0.1:3000".parse().unwrap()).await
 /// # }
 /// ```

@@ -43,8 +43,8 @@ type Stack = OriginService<ContentTypeService<AcceptService<BodyLimitService<End
 /// [layers](super::layers) that check origin, content type, accept, body size and time.
 ///
 /// ```no_run
-/// # async fn run(server: sterna::Server) -> std::io::Result<()> {
-/// use sterna::http::{HttpConfig, McpService};
+/// # async fn run(server: sterna_server::Server) -> std::io::Result<()> {
+/// use sterna_server::http::{HttpConfig, McpService};
 /// let service = McpService::new(server, HttpConfig::default());
 /// let app = axum::Router::new().route_service("/mcp", service);
 /// let listener = tokio::net::TcpListener::bind("127.0.0.1:3000").await?;

@@ -2,7 +2,7 @@
 //! catalog: the list pages without 2026 decorations, and the capabilities and
 //! instructions `initialize` returns.
 
-use super::super::lists::{Catalog, Pages, paginate};
+use crate::server::lists::{Catalog, Pages, paginate};
 use serde::Serialize;
 use serde::ser::SerializeMap;
 use sterna_types::capabilities::ServerCapabilities;

@@ -19,11 +19,11 @@ pub(crate) use session::LegacySession;
 pub use session::SessionRecord;
 pub use shim::LegacyLimits;
 
-use super::ServerBuilder;
-use super::core::Server;
-use super::lists::Catalog;
-use super::typemap::TypeMap;
-use super::wing::{Era, Wing, Wings};
+use crate::server::ServerBuilder;
+use crate::server::core::Server;
+use crate::server::lists::Catalog;
+use crate::server::typemap::TypeMap;
+use crate::server::wing::{Era, Wing, Wings};
 
 /// The era's state on a server: its list pages and `initialize` answer, and its limits.
 pub(crate) struct LegacyWing {

@@ -3,7 +3,7 @@
 //! A session has a bounded number of pushes waiting for answers: one more waits for a
 //! slot (within its leg time) instead of growing the session without bound.
 
-use super::super::context::Notifier;
+use crate::server::context::Notifier;
 use futures_util::future::BoxFuture;
 use serde::Serialize;
 use serde_json::Value;

@@ -2,8 +2,8 @@
 //! `resultType`, caching hints or the `serverInfo` stamp (the core never stamps them for
 //! this era), and the error codes of the 2025 revisions.
 
-use super::super::outcome::{Completed, Failure, Outcome, Payload};
-use super::super::response::Response;
+use crate::server::outcome::{Completed, Failure, Outcome, Payload};
+use crate::server::response::Response;
 use serde::Serialize;
 use serde_json::Value;
 use serde_json::value::{RawValue, to_raw_value};

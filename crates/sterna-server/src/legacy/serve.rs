@@ -5,15 +5,15 @@
 //! The decoded request is what runs and what a transport authorizes
 //! ([`LegacyRequest::target`]): there is no second reading of the bytes.
 
-use super::super::context::RequestEnv;
-use super::super::lists::page_index;
-use super::super::request::{CompleteParams, RawField, invalid};
-use super::super::response::Response;
-use super::super::target::Target;
 use super::Legacy;
 use super::render;
 use super::session::LegacySession;
 use super::shim::LegacyCall;
+use crate::server::context::RequestEnv;
+use crate::server::lists::page_index;
+use crate::server::request::{CompleteParams, RawField, invalid};
+use crate::server::response::Response;
+use crate::server::target::Target;
 use serde::Deserialize;
 use serde_json::value::{RawValue, to_raw_value};
 use std::collections::BTreeMap;
@@ -171,7 +171,7 @@ impl Legacy<'_> {
         params: Option<&RawValue>,
     ) -> Result<LegacyRequest, ErrorObject> {
         let lists = &self.wing.lists;
-        let offered = |pages: &super::super::lists::Pages| pages.is_some();
+        let offered = |pages: &crate::server::lists::Pages| pages.is_some();
         let list = |kind, pages| {
             if !offered(pages) {
                 return Err(ErrorObject::method_not_found(method));
@@ -245,7 +245,7 @@ impl Legacy<'_> {
             LegacyRequest::Complete(p) => {
                 let meta = Arc::new(session.meta(None));
                 let outcome =
-                    super::super::complete::complete(self.server, id.clone(), meta, *p, env)
+                    crate::server::complete::complete(self.server, id.clone(), meta, *p, env)
                         .await?;
                 return Some(render::outcome(id, outcome));
             }

@@ -3,18 +3,18 @@
 //! again with the answers and the state of the last round — kept here, in the session's
 //! memory, never sealed — until it completes.
 
-use super::super::call::{Call, run};
-use super::super::context::RequestEnv;
-use super::super::outcome::{Continuation, Outcome};
-use super::super::request::RawField;
-use super::super::response::Response;
-use super::super::round::{FlowParams, StateIn};
-use super::super::target::Target;
-use super::super::wing::EraSide;
 use super::Legacy;
 use super::pushes::PushFailure;
 use super::render;
 use super::session::LegacySession;
+use crate::server::call::{Call, run};
+use crate::server::context::RequestEnv;
+use crate::server::outcome::{Continuation, Outcome};
+use crate::server::request::RawField;
+use crate::server::response::Response;
+use crate::server::round::{FlowParams, StateIn};
+use crate::server::target::Target;
+use crate::server::wing::EraSide;
 use crate::state::FlowState;
 use futures_util::future::try_join_all;
 use serde::Serialize;
@@ -215,7 +215,7 @@ impl Legacy<'_> {
 /// (no capability) is a failure of the family, never a 2026 error code.
 fn finish(tool: bool, id: RequestId, outcome: Outcome) -> Response {
     match outcome {
-        Outcome::Failed(super::super::outcome::Failure::Rpc(e))
+        Outcome::Failed(crate::server::outcome::Failure::Rpc(e))
             if e.code == ErrorCode::MISSING_REQUIRED_CLIENT_CAPABILITY =>
         {
             let msg = format!("{} (declared at initialize)", e.message);

@@ -292,14 +292,14 @@ impl WingBase<'_> {
     /// routes whether it takes part).
     fn wings(&self) -> Wings {
         let mut wings = Wings::default();
-        super::tasks::register(
+        crate::tasks::register(
             &mut wings,
             self.settings,
             self.routes,
             self.state,
             self.info,
         );
-        super::legacy::register(
+        crate::legacy::register(
             &mut wings,
             self.settings,
             self.catalog,

@@ -12,7 +12,6 @@ use super::response::Response;
 use super::typemap::TypeMap;
 use super::wing::Wings;
 use super::{completion, prompt, resource, tool, uri_template};
-use crate::mirror::ParamKind;
 use crate::state::StateConfig;
 use serde_json::value::RawValue;
 use std::collections::{BTreeMap, HashMap};
@@ -20,6 +19,7 @@ use std::sync::Arc;
 use std::time::Duration;
 use sterna_types::jsonrpc::RequestId;
 use sterna_types::meta::Implementation;
+use sterna_types::mirror::ParamKind;
 use sterna_types::result::CacheScope;
 use tokio_util::sync::CancellationToken;
 
@@ -57,7 +57,7 @@ pub(crate) struct ToolEntry {
     pub(crate) declared: bool,
     /// Settings wings keep on the tool.
     pub(crate) settings: TypeMap,
-    pub(crate) headers: Vec<crate::mirror::HeaderParam>,
+    pub(crate) headers: Vec<sterna_types::mirror::HeaderParam>,
 }
 
 pub(crate) struct PromptEntry {

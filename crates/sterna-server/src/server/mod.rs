@@ -5,43 +5,41 @@
 //! params (`request.rs`, `prepare.rs`), route (`dispatch.rs`) to a method (`call.rs`,
 //! `complete.rs`, `listen.rs`, the lists), and respond (`response.rs`). MRTR-capable
 //! methods run one round (`round.rs`): open the state, resolve answers, run the handler,
-//! seal the next. A 2025-11-25 session's requests go through `legacy/` instead, which runs
-//! the same methods and pushes each round's questions to the client.
+//! seal the next. Every method ends in a typed [`Outcome`](outcome::Outcome) that the era
+//! renders. Eras and extensions plug in as wings (`wing.rs`): the 2025-11-25 era
+//! (`crate::legacy`) and the tasks extension (`crate::tasks`) live outside this folder.
 
 mod asking;
-mod builder;
-mod call;
-mod changes;
-mod complete;
+pub(crate) mod builder;
+pub(crate) mod call;
+pub(crate) mod changes;
+pub(crate) mod complete;
 mod completion;
-mod context;
-mod core;
+pub(crate) mod context;
+pub(crate) mod core;
 mod dispatch;
-mod finalize;
-mod guard;
-mod handler;
+pub(crate) mod finalize;
+pub(crate) mod guard;
+pub(crate) mod handler;
 pub(crate) mod inbound;
-pub(crate) mod legacy;
 mod listen;
-mod lists;
+pub(crate) mod lists;
 pub(crate) mod outcome;
 pub(crate) mod prepare;
-mod principal;
+pub(crate) mod principal;
 mod prompt;
 pub(crate) mod quota;
 mod registry;
 pub(crate) mod request;
 mod resource;
-mod response;
-mod round;
+pub(crate) mod response;
+pub(crate) mod round;
 pub(crate) mod target;
-pub(crate) mod tasks;
-mod tool;
+pub(crate) mod tool;
 pub(crate) mod typemap;
 pub(crate) mod uri_template;
 pub(crate) mod wing;
 
-pub use crate::mirror::ParamKind;
 pub use builder::{NeedsKeys, ServerBuilder};
 pub use changes::{Change, Changes};
 pub use completion::{CompletionRequest, IntoCompletion};
@@ -54,11 +52,8 @@ pub use prompt::{AskingPrompt, Prompt, PromptDef};
 pub use quota::QuotaKey;
 pub use resource::{AskingResource, Resource, ResourceBase, ResourceDef, ResourceTemplate};
 pub use response::Response;
-pub use tasks::{MemoryTaskStore, StoredTask, TaskStore, TaskStoreError, TaskSupport};
 pub use tool::{Asking, Tool, ToolDef};
 pub use wing::Era;
 
 pub use core::Server;
 pub(crate) use guard::log_panic;
-
-pub use legacy::LegacyLimits;

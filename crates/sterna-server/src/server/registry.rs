@@ -46,7 +46,8 @@ impl Registry {
                 options: "single_use + accept_unsolicited_answers",
             });
         }
-        let headers = crate::mirror::header_params(&mut schema).map_err(|r| invalid(&name, r))?;
+        let headers = sterna_types::mirror::header_params(&mut schema)
+            .map_err(|r| invalid(&name, r.into()))?;
         self.catalog.tools.push(sterna_types::tools::Tool {
             name: name.clone(),
             title: def.tool.title.clone(),

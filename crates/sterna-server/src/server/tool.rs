@@ -19,7 +19,7 @@ use sterna_types::tools::{CallToolResult, ToolAnnotations};
 /// A tool to register: a name, a description, a handler.
 ///
 /// ```
-/// use sterna::server::{Context, Tool};
+/// use sterna_server::{Context, Tool};
 /// # #[derive(serde::Deserialize, schemars::JsonSchema)] struct Args { text: String }
 /// let echo = Tool::new("echo")
 ///     .description("Echoes the text back")
@@ -167,8 +167,8 @@ impl Tool {
     /// only when all are answered. A tuple asks several questions at once.
     ///
     /// ```
-    /// use sterna::mrtr::{Elicitation, form};
-    /// use sterna::server::{Context, Tool};
+    /// use sterna_server::mrtr::{Elicitation, form};
+    /// use sterna_server::{Context, Tool};
     /// # #[derive(serde::Deserialize, schemars::JsonSchema)] struct Args { name: String }
     /// # #[derive(serde::Deserialize, schemars::JsonSchema)] struct Region { region: String }
     /// let tool = Tool::new("provision_database")
@@ -176,7 +176,7 @@ impl Tool {
     ///     .ask(|args: &Args| form::<Region>(format!("Where should {} live?", args.name)))
     ///     .run(|_ctx: Context, args: Args, region: Elicitation<Region>| async move {
     ///         let region = region.required()?;
-    ///         Ok::<_, sterna::HandlerError>(format!("Created {} in {}", args.name, region.region))
+    ///         Ok::<_, sterna_server::HandlerError>(format!("Created {} in {}", args.name, region.region))
     ///     });
     /// ```
     pub fn ask<A, F, Q>(self, questions: F) -> Asking<A, First<F, Q>>

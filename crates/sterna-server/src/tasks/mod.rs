@@ -20,10 +20,10 @@ mod store;
 pub use settings::TaskSupport;
 pub use store::{MemoryTaskStore, StoredTask, TaskStore, TaskStoreError};
 
-use super::core::{Routes, Server, ToolEntry};
-use super::outcome::Outcome;
-use super::typemap::TypeMap;
-use super::wing::{Era, TakeCall, ToolPlan, Wing, WingRequest, Wings};
+use crate::server::core::{Routes, Server, ToolEntry};
+use crate::server::outcome::Outcome;
+use crate::server::typemap::TypeMap;
+use crate::server::wing::{Era, TakeCall, ToolPlan, Wing, WingRequest, Wings};
 use crate::state::StateConfig;
 use futures_util::future::BoxFuture;
 use serde_json::value::RawValue;

@@ -6,8 +6,8 @@
 //! opens the legacy session; requests without the claim belong to that session.
 
 use super::legacy::StdioSession;
+use crate::legacy::LegacySession;
 use crate::server::inbound::{Inbound, OwnedRequest, classify_envelope, has_modern_claim};
-use crate::server::legacy::LegacySession;
 use crate::server::prepare::Prepared;
 use crate::server::{Notifier, RequestEnv, Response, Server, log_panic};
 use futures_util::FutureExt;

@@ -89,12 +89,11 @@ async fn over_http_with_mirrored_headers_and_a_resumed_flow() {
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let url = format!("http://{}/mcp", listener.local_addr().unwrap());
     let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
-    let serving = tokio::spawn(sterna::http::HttpServer::new(srv).serve_with_shutdown(
-        listener,
-        async {
+    let serving = tokio::spawn(
+        sterna::server::http::HttpServer::new(srv).serve_with_shutdown(listener, async {
             let _ = stopped.await;
-        },
-    ));
+        }),
+    );
     let client = full_client().connect_http(&url).unwrap();
     // The server checks Mcp-Param-* against the body: the client mirrors them (learning
     // the annotations from tools/list first), encoding what needs it.

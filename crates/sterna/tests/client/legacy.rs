@@ -330,7 +330,7 @@ async fn both_eras_against_sterna_over_http() {
     let url = format!("http://{}/mcp", listener.local_addr().unwrap());
     let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
     let serving = tokio::spawn(
-        sterna::http::HttpServer::new(server().0).serve_with_shutdown(listener, async {
+        sterna::server::http::HttpServer::new(server().0).serve_with_shutdown(listener, async {
             let _ = stopped.await;
         }),
     );

@@ -7,11 +7,12 @@ use serde::Deserialize;
 use serde_json::{Value, json};
 use std::sync::{Arc, Mutex};
 use sterna::client::{Call, Client};
-use sterna::mrtr::form;
+use sterna::server::HandlerError;
 use sterna::server::NoArgs;
+use sterna::server::mrtr::Elicitation;
+use sterna::server::mrtr::form;
 use sterna::server::{Context, Tool};
 use sterna::types::elicitation::{ElicitFormParams, ElicitResult};
-use sterna::{Elicitation, HandlerError};
 
 #[tokio::test]
 async fn call_meta_asks_for_progress_and_log_messages() {

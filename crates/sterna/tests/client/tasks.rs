@@ -8,12 +8,13 @@ use serde_json::json;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 use sterna::client::{Call, Client, ClientError, GaveUp, ServerEvent, Step};
-use sterna::mrtr::form;
-use sterna::server::{Context, NoArgs, TaskSupport, Tool};
+use sterna::server::mrtr::form;
+use sterna::server::tasks::TaskSupport;
+use sterna::server::{Context, NoArgs, Tool};
+use sterna::server::{HandlerError, Server};
 use sterna::types::elicitation::{ElicitFormParams, ElicitResult};
 use sterna::types::error::ErrorObject;
 use sterna::types::tasks::TaskStatus;
-use sterna::{HandlerError, Server};
 
 #[derive(Deserialize, JsonSchema)]
 struct Name {
@@ -148,12 +149,11 @@ async fn over_http_with_mcp_name_headers() {
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let url = format!("http://{}/mcp", listener.local_addr().unwrap());
     let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
-    let serving = tokio::spawn(sterna::http::HttpServer::new(server()).serve_with_shutdown(
-        listener,
-        async {
+    let serving = tokio::spawn(
+        sterna::server::http::HttpServer::new(server()).serve_with_shutdown(listener, async {
             let _ = stopped.await;
-        },
-    ));
+        }),
+    );
     let c = client(true, Arc::default()).connect_http(&url).unwrap();
     assert_eq!(
         c.call_tool("wizard", ()).await.unwrap().text_content(),

@@ -4,7 +4,7 @@ use super::client::{call, post, post_with, set, start};
 use super::fixture::server;
 use http::StatusCode;
 use serde_json::json;
-use sterna::http::{AuthLayer, BearerTokens, HttpConfig};
+use sterna::server::http::{AuthLayer, BearerTokens, HttpConfig};
 
 fn tokens() -> BearerTokens {
     BearerTokens::new()

@@ -6,8 +6,8 @@ use http_body_util::{BodyExt, Full};
 use hyper_util::rt::TokioIo;
 use serde_json::{Value, json};
 use std::net::SocketAddr;
-use sterna::Server;
-use sterna::http::{AuthLayer, HttpConfig, HttpServer};
+use sterna::server::Server;
+use sterna::server::http::{AuthLayer, HttpConfig, HttpServer};
 use tokio::net::{TcpListener, TcpStream};
 use tokio::sync::oneshot;
 
@@ -82,7 +82,7 @@ pub fn std_headers(body: &Value) -> Vec<(String, String)> {
         if let Some(n) = name {
             h.push((
                 "mcp-name".into(),
-                sterna::http::encode_header_value(n).into_owned(),
+                sterna::types::header::encode(n).into_owned(),
             ));
         }
     }

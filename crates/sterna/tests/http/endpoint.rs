@@ -6,7 +6,7 @@ use http::StatusCode;
 use serde_json::json;
 use std::sync::atomic::Ordering;
 use std::time::Duration;
-use sterna::http::{HttpConfig, OriginPolicy};
+use sterna::server::http::{HttpConfig, OriginPolicy};
 use tokio::io::AsyncWriteExt;
 
 /// A change to a request's headers.
@@ -187,7 +187,7 @@ async fn mirrored_parameters_are_checked_against_the_body() {
         set(
             h,
             "mcp-param-region",
-            &sterna::http::encode_header_value("eu west é"),
+            &sterna::types::header::encode("eu west é"),
         );
         set(h, "Mcp-Param-Limit", "42");
         set(h, "mcp-param-verbose", "true");
@@ -427,7 +427,7 @@ async fn the_service_mounts_in_axum() {
     let (srv, _) = server();
     let app = axum::Router::new().route_service(
         "/mcp",
-        sterna::http::McpService::new(srv, HttpConfig::default()),
+        sterna::server::http::McpService::new(srv, HttpConfig::default()),
     );
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let addr = listener.local_addr().unwrap();

@@ -5,8 +5,8 @@ use super::idp::{Idp, RS_CLIENT, now};
 use super::protected::{list_tools, policy, post_as, test_server, www};
 use http::StatusCode;
 use serde_json::{Value, json};
-use sterna::http::HttpConfig;
-use sterna::http::auth::{AuthLayer, Introspection};
+use sterna::server::http::HttpConfig;
+use sterna::server::http::auth::{AuthLayer, Introspection};
 use tokio::net::TcpListener;
 
 #[tokio::test]

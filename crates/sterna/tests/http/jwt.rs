@@ -6,8 +6,8 @@ use super::idp::{Idp, SigningKey, now, unsigned};
 use super::protected::{list_tools, policy, post_as, setup, test_server, www};
 use http::StatusCode;
 use serde_json::{Value, json};
-use sterna::http::HttpConfig;
-use sterna::http::auth::{AuthLayer, JwtValidator, ResourceMetadata};
+use sterna::server::http::HttpConfig;
+use sterna::server::http::auth::{AuthLayer, JwtValidator, ResourceMetadata};
 use tokio::net::TcpListener;
 
 #[tokio::test]
@@ -364,7 +364,7 @@ async fn the_layer_and_the_metadata_mount_in_axum() {
     let auth = AuthLayer::new(jwt)
         .resource_metadata(meta.clone())
         .scopes(policy());
-    let mcp = sterna::http::McpService::new(test_server(), HttpConfig::default());
+    let mcp = sterna::server::http::McpService::new(test_server(), HttpConfig::default());
     let app = axum::Router::new()
         .route_service("/mcp", auth.layer(mcp))
         .route_service(meta.path(), meta.service());

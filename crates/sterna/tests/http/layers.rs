@@ -4,8 +4,8 @@ use super::client::send;
 use axum::routing::post;
 use http::StatusCode;
 use std::time::Duration;
-use sterna::http::OriginPolicy;
-use sterna::http::layers::{BodyLimitLayer, OriginLayer, TimeoutLayer};
+use sterna::server::http::OriginPolicy;
+use sterna::server::http::layers::{BodyLimitLayer, OriginLayer, TimeoutLayer};
 
 async fn serve(app: axum::Router) -> (std::net::SocketAddr, tokio::task::JoinHandle<()>) {
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();

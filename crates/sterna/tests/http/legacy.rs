@@ -10,7 +10,7 @@ use hyper_util::rt::TokioIo;
 use serde_json::{Value, json};
 use std::sync::atomic::Ordering;
 use std::time::Duration;
-use sterna::http::HttpConfig;
+use sterna::server::http::HttpConfig;
 use tokio::net::TcpStream;
 
 /// A streaming response.
@@ -254,8 +254,8 @@ async fn a_stream_cut_mid_question_is_resumed_with_last_event_id() {
 
 /// A tool that closes its stream's connection, then answers (SEP-1699 polling).
 fn polling_tool(
-    b: sterna::server::ServerBuilder<sterna::StateKeys>,
-) -> sterna::server::ServerBuilder<sterna::StateKeys> {
+    b: sterna::server::ServerBuilder<sterna::server::state::StateKeys>,
+) -> sterna::server::ServerBuilder<sterna::server::state::StateKeys> {
     use sterna::server::{Context, NoArgs, Tool};
     b.tool(
         Tool::new("poll")
@@ -429,11 +429,13 @@ async fn imperative_and_low_level_handlers_over_http() {
 #[tokio::test]
 async fn a_client_that_vanishes_mid_question_leaves_nothing_behind() {
     let (srv, c) = server();
-    let sessions = sterna::http::SessionConfig::new()
+    let sessions = sterna::server::http::SessionConfig::new()
         .resume_window(Duration::from_millis(150))
         .idle(Duration::from_millis(400));
-    let service =
-        sterna::http::McpService::new(srv.clone(), HttpConfig::default().sessions(sessions));
+    let service = sterna::server::http::McpService::new(
+        srv.clone(),
+        HttpConfig::default().sessions(sessions),
+    );
     let app = axum::Router::new().route_service("/mcp", service.clone());
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let addr = listener.local_addr().unwrap();

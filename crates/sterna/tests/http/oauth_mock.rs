@@ -14,7 +14,7 @@ use serde_json::{Value, json};
 use std::collections::HashMap;
 use std::net::SocketAddr;
 use std::sync::{Arc, Mutex};
-use sterna::http::{HttpConfig, McpService};
+use sterna::server::http::{HttpConfig, McpService};
 use tokio::net::TcpListener;
 use tower_service::Service;
 

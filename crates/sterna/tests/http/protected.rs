@@ -6,9 +6,9 @@ use super::client::{Reply, Running, meta, post_with, set, start_on};
 use super::fixture::server_with;
 use super::idp::{Idp, SigningKey};
 use serde_json::{Value, json};
-use sterna::Server;
-use sterna::http::HttpConfig;
-use sterna::http::auth::{
+use sterna::server::Server;
+use sterna::server::http::HttpConfig;
+use sterna::server::http::auth::{
     AuthLayer, JwtValidator, JwtValidatorBuilder, ResourceMetadata, ScopePolicy,
 };
 use sterna::server::{Context, NoArgs, Tool};

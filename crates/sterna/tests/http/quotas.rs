@@ -10,7 +10,7 @@ use hyper_util::rt::TokioIo;
 use serde_json::{Value, json};
 use std::net::{IpAddr, SocketAddr};
 use std::time::Duration;
-use sterna::http::HttpConfig;
+use sterna::server::http::HttpConfig;
 use tokio::net::TcpSocket;
 
 pub const FLOOD: [u8; 4] = [127, 0, 0, 2];

@@ -14,10 +14,11 @@ use http::{HeaderMap, StatusCode};
 use serde_json::{Value, json};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
-use sterna::http::HttpConfig;
-use sterna::http::auth::{AuthError, AuthLayer, Authenticator, ScopePolicy};
+use sterna::server::Server;
+use sterna::server::http::HttpConfig;
+use sterna::server::http::auth::{AuthError, AuthLayer, Authenticator, ScopePolicy};
+use sterna::server::state::StateKeys;
 use sterna::server::{AccessGrant, Context, NoArgs, Principal, Prompt, Resource, Tool};
-use sterna::{Server, StateKeys};
 
 /// Sends one request; a body still streaming after a moment (a listen stream, a pushed
 /// question) is cut there: what matters is whether a handler ran.

@@ -8,7 +8,7 @@ use http_body_util::{BodyExt, Full};
 use hyper_util::rt::TokioIo;
 use serde_json::{Value, json};
 use std::time::Duration;
-use sterna::http::HttpConfig;
+use sterna::server::http::HttpConfig;
 
 #[tokio::test]
 async fn progress_turns_the_response_into_an_event_stream() {

@@ -8,9 +8,10 @@ use rcgen::{BasicConstraints, CertificateParams, CertifiedIssuer, IsCa, KeyPair}
 use rustls::pki_types::{CertificateDer, PrivateKeyDer, PrivatePkcs8KeyDer};
 use std::net::SocketAddr;
 use std::sync::Arc;
-use sterna::client::transport::{HttpTransport, TlsRoots};
+use sterna::client::transport::HttpTransport;
 use sterna::client::{Client, TransportError};
-use sterna::http::{HttpConfig, McpService};
+use sterna::net::TlsRoots;
+use sterna::server::http::{HttpConfig, McpService};
 use tokio::net::TcpListener;
 
 /// A CA and a server certificate for 127.0.0.1 and localhost, signed by it.
@@ -138,7 +139,7 @@ async fn an_unknown_root_is_refused() {
 /// other than loopback stays refused.
 #[tokio::test]
 async fn the_resource_servers_fetcher_speaks_https() {
-    use sterna::http::auth::{FetchError, HttpFetch, HyperFetcher};
+    use sterna::server::http::auth::{FetchError, HttpFetch, HyperFetcher};
     let pki = pki();
     let (addr, task) = serve_tls(&pki).await;
     let get = |url: String| http::Request::get(url).body(bytes::Bytes::new()).unwrap();

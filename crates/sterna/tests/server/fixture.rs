@@ -5,8 +5,11 @@ use serde::Deserialize;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
-use sterna::mrtr::{form, roots, sampling, url};
+use sterna::server::mrtr::Elicitation;
+use sterna::server::mrtr::{form, roots, sampling, url};
+use sterna::server::state::StateKeys;
 use sterna::server::{Context, NoArgs, Prompt, Resource, ResourceTemplate, ServerBuilder, Tool};
+use sterna::server::{HandlerError, Server};
 use sterna::types::elicitation::{
     ElicitFormParams, ElicitRequestParams, ElicitSchema, FormMode, PrimitiveSchema, StringSchema,
 };
@@ -14,7 +17,6 @@ use sterna::types::mrtr::{InputRequest, InputRequiredResult, InputResponse};
 use sterna::types::result::Outcome;
 use sterna::types::sampling::CreateMessageRequestParams;
 use sterna::types::tools::CallToolResult;
-use sterna::{Elicitation, HandlerError, Server, StateKeys};
 
 #[derive(Deserialize, JsonSchema)]
 pub struct ProvisionArgs {
@@ -407,7 +409,7 @@ fn tools(b: ServerBuilder<StateKeys>, c: &Arc<Counters>) -> ServerBuilder<StateK
         Tool::new("then_ask_panics")
             .description("its second-stage ask closure panics")
             .ask(|_: &NoArgs| form::<Confirm>("Sure?"))
-            .then_ask(|_: &NoArgs, _: &Elicitation<Confirm>| -> sterna::mrtr::FormQuestion<Color> {
+            .then_ask(|_: &NoArgs, _: &Elicitation<Confirm>| -> sterna::server::mrtr::FormQuestion<Color> {
                 panic!("the then_ask closure blew up")
             })
             .run(|_ctx: Context, _: NoArgs, _: (Elicitation<Confirm>, Elicitation<Color>)| async move {
@@ -556,7 +558,7 @@ pub fn nested_form_tool() -> sterna::server::ToolDef {
 
 /// Unused (keeps the URL constructor exercised in docs).
 #[allow(dead_code)]
-pub fn url_question() -> sterna::mrtr::UrlQuestion {
+pub fn url_question() -> sterna::server::mrtr::UrlQuestion {
     url("Sign in", "https://example.com")
 }
 

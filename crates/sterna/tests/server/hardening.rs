@@ -189,16 +189,19 @@ async fn a_tool_may_opt_in_to_prefilled_answers() {
     assert_eq!(input_required(&r).0, ["user_name"]);
     assert_eq!(c.prefilled.load(Ordering::SeqCst), 1);
     // A single-use tool cannot opt in.
-    let built = sterna::Server::builder("x", "1")
-        .state_keys(sterna::StateKeys::ephemeral())
+    let built = sterna::server::Server::builder("x", "1")
+        .state_keys(sterna::server::state::StateKeys::ephemeral())
         .tool(
             sterna::server::Tool::new("t")
                 .single_use()
                 .accept_unsolicited_answers()
-                .handler(|_c: sterna::Context, _: sterna::server::NoArgs| async { "x" }),
+                .handler(|_c: sterna::server::Context, _: sterna::server::NoArgs| async { "x" }),
         )
         .build();
-    assert!(matches!(built, Err(sterna::BuildError::Conflicting { .. })));
+    assert!(matches!(
+        built,
+        Err(sterna::server::BuildError::Conflicting { .. })
+    ));
 }
 
 #[tokio::test]

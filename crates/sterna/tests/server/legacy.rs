@@ -121,7 +121,7 @@ struct Shipment {
 /// order the type declares them in (as a 2026-07-28 client sees them).
 #[tokio::test]
 async fn pushed_forms_keep_their_fields_in_declaration_order() {
-    use sterna::mrtr::form;
+    use sterna::server::mrtr::form;
     use sterna::server::{Context, NoArgs, Tool};
     let (srv, _) = server_with(|b| {
         b.tool(
@@ -129,7 +129,7 @@ async fn pushed_forms_keep_their_fields_in_declaration_order() {
                 .description("asks a shipment form")
                 .ask(|_: &NoArgs| form::<Shipment>("Where to?"))
                 .run(
-                    |_c: Context, _: NoArgs, s: sterna::Elicitation<Shipment>| async move {
+                    |_c: Context, _: NoArgs, s: sterna::server::mrtr::Elicitation<Shipment>| async move {
                         s.accepted()
                             .map(|s| format!("{} {} {}", s.zone, s.amount, s.label))
                             .unwrap_or_default()

@@ -5,8 +5,9 @@ use super::wire::{Wire, caps_all, error_code, meta, result, text, validate_messa
 use serde_json::{Value, json};
 use std::sync::atomic::Ordering;
 use std::time::Duration;
+use sterna::server::state::StateKeys;
+use sterna::server::{BuildError, Server};
 use sterna::server::{Context, NoArgs, Tool};
-use sterna::{BuildError, Server, StateKeys};
 
 #[tokio::test]
 async fn discover_describes_the_server() {

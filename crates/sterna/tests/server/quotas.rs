@@ -6,11 +6,14 @@ use serde::Deserialize;
 use serde_json::value::RawValue;
 use serde_json::{Value, json};
 use std::sync::Arc;
-use sterna::mrtr::form;
-use sterna::server::{Context, NoArgs, Principal, RequestEnv, TaskSupport, Tool};
-use sterna::state::{MemoryStateStore, StoreStates};
+use sterna::server::mrtr::Elicitation;
+use sterna::server::mrtr::form;
+use sterna::server::state::StateKeys;
+use sterna::server::state::{MemoryStateStore, StoreStates};
+use sterna::server::tasks::TaskSupport;
+use sterna::server::{Context, NoArgs, Principal, RequestEnv, Tool};
+use sterna::server::{HandlerError, Server};
 use sterna::types::jsonrpc::RequestId;
-use sterna::{Elicitation, HandlerError, Server, StateKeys};
 
 #[derive(Deserialize, JsonSchema)]
 struct Sure {

@@ -6,7 +6,7 @@ use base64::Engine;
 use serde_json::{Value, json};
 use std::sync::atomic::Ordering;
 use std::time::Duration;
-use sterna::StateKeys;
+use sterna::server::state::StateKeys;
 
 fn answer() -> Value {
     json!({"pick_region": accept(json!({"region": "eu-west-1"}))})
@@ -138,7 +138,7 @@ async fn states_from_another_server_sharing_keys_are_refused() {
     let key = StateKeys::generate_base64();
     let (a, _) = server_with(|b| b.state_keys(StateKeys::from_base64_list(&key).unwrap()));
     let other = {
-        let b = sterna::Server::builder("other-server", "1")
+        let b = sterna::server::Server::builder("other-server", "1")
             .state_keys(StateKeys::from_base64_list(&key).unwrap());
         let b = b.tool(super::fixture::provision_tool());
         b.build().unwrap()

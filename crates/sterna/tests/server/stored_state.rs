@@ -10,8 +10,8 @@ use serde_json::{Value, json};
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
-use sterna::StateKeys;
-use sterna::state::{MemoryStateStore, StateStore, StoreError, StoreStates};
+use sterna::server::state::StateKeys;
+use sterna::server::state::{MemoryStateStore, StateStore, StoreError, StoreStates};
 
 /// A store the test can inspect and break: counts lookups, forgets, swaps or corrupts
 /// entries, goes down.
@@ -56,7 +56,7 @@ impl StateStore for Probe {
     }
 }
 
-fn stored(store: Arc<Probe>) -> (sterna::Server, Arc<super::fixture::Counters>) {
+fn stored(store: Arc<Probe>) -> (sterna::server::Server, Arc<super::fixture::Counters>) {
     server_with(move |b| b.state_store(store, StoreStates::Always))
 }
 

@@ -8,10 +8,13 @@ use serde_json::{Value, json};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
-use sterna::mrtr::form;
-use sterna::server::{Context, NoArgs, Principal, RequestEnv, ServerBuilder, TaskSupport, Tool};
+use sterna::server::mrtr::Elicitation;
+use sterna::server::mrtr::form;
+use sterna::server::state::StateKeys;
+use sterna::server::tasks::TaskSupport;
+use sterna::server::{Context, NoArgs, Principal, RequestEnv, ServerBuilder, Tool};
+use sterna::server::{HandlerError, Server};
 use sterna::types::jsonrpc::RequestId;
-use sterna::{Elicitation, HandlerError, Server, StateKeys};
 
 const EXT: &str = "io.modelcontextprotocol/tasks";
 
@@ -393,7 +396,7 @@ async fn foreign_expired_and_guessed_ids_are_all_unknown() {
     assert_eq!(get(&short, anon(), &id).await.unwrap_err(), unknown);
 
     // Another server sharing the store does not serve this server's tasks.
-    let store = Arc::new(sterna::server::MemoryTaskStore::default());
+    let store = Arc::new(sterna::server::tasks::MemoryTaskStore::default());
     let (a, _) = server_with(|b| b.task_store(store.clone()));
     let b = Server::builder("other", "1")
         .state_keys(StateKeys::ephemeral())

@@ -5,9 +5,9 @@ use serde_json::{Value, json};
 use std::path::Path;
 use std::sync::OnceLock;
 use std::time::Duration;
-use sterna::Server;
+use sterna::server::Server;
+use sterna::server::transport::{StreamOptions, duplex};
 use sterna::server::{Principal, RequestEnv};
-use sterna::transport::{StreamOptions, duplex};
 use tokio::io::{
     AsyncBufReadExt, AsyncWriteExt, BufReader, DuplexStream, Lines, ReadHalf, WriteHalf,
 };

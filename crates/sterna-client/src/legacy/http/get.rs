@@ -5,8 +5,8 @@
 use super::LegacyHttp;
 use super::read::Events;
 use super::stream::{MAX_RECONNECTS, Reopened, backoff};
-use crate::client::transport::Origin;
-use crate::client::transport::sse::SseParser;
+use crate::transport::Origin;
+use crate::transport::sse::SseParser;
 use std::sync::Arc;
 use std::time::Duration;
 use tokio_util::sync::CancellationToken;

@@ -14,8 +14,8 @@ mod stream;
 pub(crate) use probe::probe;
 
 use super::wire::WireError;
-use crate::client::error::TransportError;
-use crate::client::transport::{HttpTransport, Inbound, Kind, Origin, kind_of};
+use crate::error::TransportError;
+use crate::transport::{HttpTransport, Inbound, Kind, Origin, kind_of};
 use bytes::Bytes;
 use http::header::{ACCEPT, CONTENT_TYPE};
 use http::{Method, StatusCode};

@@ -2,11 +2,11 @@
 //! JSON-RPC message its body (JSON or SSE) carries.
 
 use super::read::{Events, error_text, is_sse, read_all};
-use crate::client::era::Verdict;
-use crate::client::error::{ClientError, TransportError};
-use crate::client::probe::{judge_http, probe_id};
-use crate::client::transport::sse::SseParser;
-use crate::client::transport::{HttpTransport, Kind, kind_of};
+use crate::era::Verdict;
+use crate::error::{ClientError, TransportError};
+use crate::probe::{judge_http, probe_id};
+use crate::transport::sse::SseParser;
+use crate::transport::{HttpTransport, Kind, kind_of};
 use bytes::Bytes;
 use http::Method;
 use std::time::Duration;

@@ -1,7 +1,7 @@
 //! Reading HTTP answers: a bounded JSON body, or an SSE stream event by event.
 
-use crate::client::error::TransportError;
-use crate::client::transport::sse::{Event, SseParser};
+use crate::error::TransportError;
+use crate::transport::sse::{Event, SseParser};
 use http_body_util::BodyExt;
 use hyper::body::Incoming;
 use std::collections::VecDeque;

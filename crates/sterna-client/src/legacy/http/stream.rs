@@ -3,10 +3,10 @@
 
 use super::LegacyHttp;
 use super::read::{Events, is_sse};
-use crate::client::error::TransportError;
-use crate::client::legacy::wire::WireError;
-use crate::client::transport::Origin;
-use crate::client::transport::sse::SseParser;
+use crate::error::TransportError;
+use crate::legacy::wire::WireError;
+use crate::transport::Origin;
+use crate::transport::sse::SseParser;
 use http::Method;
 use http::header::ACCEPT;
 use std::time::Duration;

@@ -77,9 +77,9 @@ impl std::error::Error for FetchError {
 ///
 /// ```no_run
 /// # #[cfg(feature = "tls")]
-/// # fn main() -> Result<(), sterna::client::TransportError> {
-/// use sterna::client::transport::TlsRoots;
-/// use sterna::http::auth::HyperFetcher;
+/// # fn main() -> Result<(), sterna_net::TlsError> {
+/// use sterna_net::TlsRoots;
+/// use sterna_server::http::auth::HyperFetcher;
 /// let fetcher = HyperFetcher::https(&TlsRoots::new())?;
 /// # let _ = fetcher; Ok(()) }
 /// # #[cfg(not(feature = "tls"))]
@@ -217,15 +217,13 @@ pub(crate) fn is_loopback(host: &str) -> bool {
 }
 
 #[cfg(feature = "tls")]
-impl HyperFetcher<crate::client::transport::HttpsConnector> {
+impl HyperFetcher<sterna_net::Connector> {
     /// Fetches over HTTPS with rustls, trusting `roots` (the platform's certificates plus
     /// any added, or only the added ones); plain `http://` stays limited to loopback hosts.
-    pub fn https(
-        roots: &crate::client::transport::TlsRoots,
-    ) -> Result<Self, crate::client::TransportError> {
+    pub fn https(roots: &sterna_net::TlsRoots) -> Result<Self, sterna_net::TlsError> {
         let mut http = HttpConnector::new();
         http.set_nodelay(true);
-        let connector = crate::client::transport::https_connector(http, roots)?;
+        let connector = sterna_net::connector(http, roots)?;
         Ok(Self::with_connector(connector))
     }
 }

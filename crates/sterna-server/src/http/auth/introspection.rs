@@ -41,8 +41,8 @@ const DISCOVERY_RETRY: Duration = Duration::from_secs(30);
 /// a full pool drops the entry that expires first.
 ///
 /// ```no_run
-/// # fn run() -> Result<(), sterna::http::auth::ConfigError> {
-/// use sterna::http::auth::{AuthLayer, Introspection};
+/// # fn run() -> Result<(), sterna_server::http::auth::ConfigError> {
+/// use sterna_server::http::auth::{AuthLayer, Introspection};
 /// let introspection = Introspection::builder("https://mcp.example.com/mcp", "https://auth.example.com")
 ///     .client_credentials("mcp-server", "its-secret") // endpoint from the issuer's metadata
 ///     .build()?;

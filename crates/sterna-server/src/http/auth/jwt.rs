@@ -36,8 +36,8 @@ const MAX_TOKEN: usize = 16 * 1024;
 /// [`AccessGrant`].
 ///
 /// ```no_run
-/// # fn run() -> Result<(), sterna::http::auth::ConfigError> {
-/// use sterna::http::auth::{AuthLayer, JwtValidator, ResourceMetadata, ScopePolicy};
+/// # fn run() -> Result<(), sterna_server::http::auth::ConfigError> {
+/// use sterna_server::http::auth::{AuthLayer, JwtValidator, ResourceMetadata, ScopePolicy};
 /// let resource = "https://mcp.example.com/mcp";
 /// let jwt = JwtValidator::builder(resource)
 ///     .issuer("https://auth.example.com") // jwks_uri from its metadata

@@ -21,11 +21,11 @@ const WELL_KNOWN: &str = "/.well-known/oauth-protected-resource";
 /// clients.
 ///
 /// ```
-/// use sterna::http::auth::ResourceMetadata;
+/// use sterna_server::http::auth::ResourceMetadata;
 /// let meta = ResourceMetadata::new("https://mcp.example.com/mcp", "https://auth.example.com")?
 ///     .scopes_supported(["mcp:read", "mcp:write"]);
 /// assert_eq!(meta.url(), "https://mcp.example.com/.well-known/oauth-protected-resource/mcp");
-/// # Ok::<(), sterna::http::auth::ConfigError>(())
+/// # Ok::<(), sterna_server::http::auth::ConfigError>(())
 /// ```
 #[derive(Debug, Clone)]
 pub struct ResourceMetadata {

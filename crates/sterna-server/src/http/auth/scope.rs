@@ -11,7 +11,7 @@ use std::collections::{HashMap, HashSet};
 /// operation needs>", resource_metadata="…"`, so the client can step up.
 ///
 /// ```
-/// use sterna::http::auth::ScopePolicy;
+/// use sterna_server::http::auth::ScopePolicy;
 /// let policy = ScopePolicy::new()
 ///     .always(["mcp:read"])
 ///     .tool("provision_database", ["mcp:write"])

@@ -3,7 +3,7 @@
 //! for answers, and what it may send to the other replicas of a fleet. Each refusal names
 //! the limit it hit.
 
-use crate::server::legacy::{LegacyRequest, SessionRecord};
+use crate::legacy::{LegacyRequest, SessionRecord};
 use crate::server::quota::limit_error;
 use serde::Deserialize;
 use serde_json::value::RawValue;

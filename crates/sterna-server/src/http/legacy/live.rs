@@ -5,7 +5,7 @@
 use super::SessionLimits;
 use super::bus::SessionBus;
 use super::log::StreamLog;
-use crate::server::legacy::{PushWatch, Pushes};
+use crate::legacy::{PushWatch, Pushes};
 use futures_util::future::BoxFuture;
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicU64, Ordering};

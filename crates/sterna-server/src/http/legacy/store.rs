@@ -2,8 +2,8 @@
 //! A session that is not used for its idle time expires and everything it held goes.
 //! Each client (its [`QuotaKey`]) may hold a bounded share of the sessions.
 
+use crate::legacy::SessionRecord;
 use crate::server::QuotaKey;
-use crate::server::legacy::SessionRecord;
 use crate::server::quota::Holdings;
 use futures_util::future::{BoxFuture, ready};
 use std::collections::HashMap;

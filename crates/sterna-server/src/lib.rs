@@ -1,0 +1,37 @@
+//! The server side of [sterna](https://docs.rs/sterna): an MCP server for revision
+//! 2026-07-28 built around Multi Round-Trip Requests, with the 2025-11-25 era and the
+//! tasks extension as wings around its core. Most users depend on the `sterna` facade
+//! (feature `server`) and reach this crate as `sterna_server`.
+//!
+//! The public interface is: the server and its builder, handlers and their context
+//! ([`Server`], [`ServerBuilder`], [`Tool`], [`Prompt`], [`Resource`], [`Context`] …) at
+//! the root; asking the client in [`mrtr`]; `requestState` protection in [`state`]; the
+//! stdio transport in [`transport`]; Streamable HTTP and the resource server in `http`
+//! (feature `http`); tracing in [`trace`]; the wings' own items in `legacy` (feature
+//! `legacy`) and `tasks` (feature `tasks`).
+
+#[cfg(feature = "fuzzing")]
+#[doc(hidden)]
+#[path = "fuzz/mod.rs"]
+pub mod __fuzz;
+mod definition;
+mod error;
+#[cfg(feature = "http")]
+pub mod http;
+pub mod legacy;
+pub mod mrtr;
+mod server;
+pub mod state;
+pub mod tasks;
+pub mod trace;
+pub mod transport;
+
+pub use definition::{DefinitionError, TemplateProblem, Unfit};
+pub use error::{BuildError, HandlerError};
+pub use server::{
+    AccessGrant, Asking, AskingPrompt, AskingResource, Change, Changes, CompletionRequest, Context,
+    Declarative, Era, Handler, IntoCompletion, IntoPromptResult, IntoResourceResult,
+    IntoToolResult, Json, NeedsKeys, NoArgs, Notifier, Principal, Prompt, PromptDef, QuotaKey,
+    RequestEnv, Resource, ResourceBase, ResourceDef, ResourceTemplate, Response, Server,
+    ServerBuilder, Tool, ToolDef,
+};
