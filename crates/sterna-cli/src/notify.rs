@@ -5,13 +5,15 @@
 use crate::ui::Ui;
 use indicatif::{ProgressBar, ProgressStyle};
 use serde_json::Value;
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, mpsc};
 
 enum Event {
     Message(Vec<u8>),
     Done(String),
+    /// Every bar goes (a call was interrupted).
+    Clear,
 }
 
 /// Where notifications go. Cheap to clone.
@@ -49,9 +51,15 @@ impl Notices {
         }
     }
 
-    /// The call with this progress token is over: its bar goes.
+    /// The call with this progress token is over: its bar goes, and progress that still
+    /// arrives for it is not drawn.
     pub(crate) fn done(&self, token: &str) {
         let _ = self.tx.send(Event::Done(token.to_owned()));
+    }
+
+    /// Takes every bar and spinner down (a call was interrupted: no last status comes).
+    pub(crate) fn clear(&self) {
+        let _ = self.tx.send(Event::Clear);
     }
 }
 
@@ -64,6 +72,7 @@ fn token_key(v: &Value) -> String {
 
 fn draw(ui: Ui, rx: mpsc::Receiver<Event>, stale: Arc<AtomicBool>) {
     let mut bars: HashMap<String, ProgressBar> = HashMap::new();
+    let mut finished: HashSet<String> = HashSet::new();
     while let Ok(event) = rx.recv() {
         let raw = match event {
             Event::Done(token) => {
@@ -72,6 +81,14 @@ fn draw(ui: Ui, rx: mpsc::Receiver<Event>, stale: Arc<AtomicBool>) {
                     bar.finish_and_clear();
                     ui.note(line.trim_end());
                 }
+                finished.insert(token);
+                continue;
+            }
+            Event::Clear => {
+                for (_, bar) in bars.drain() {
+                    bar.finish_and_clear();
+                }
+                let _ = ui.bars().clear();
                 continue;
             }
             Event::Message(raw) => raw,
@@ -82,7 +99,12 @@ fn draw(ui: Ui, rx: mpsc::Receiver<Event>, stale: Arc<AtomicBool>) {
         let method = msg.get("method").and_then(Value::as_str).unwrap_or("");
         let params = msg.get("params").cloned().unwrap_or(Value::Null);
         match method {
-            "notifications/progress" => progress(&ui, &mut bars, &params),
+            "notifications/progress" => {
+                let token = params.get("progressToken").map(token_key);
+                if !token.is_some_and(|t| finished.contains(&t)) {
+                    progress(&ui, &mut bars, &params);
+                }
+            }
             "notifications/message" => log(&ui, &params),
             "notifications/subscriptions/acknowledged" => {
                 ui.note(format!(

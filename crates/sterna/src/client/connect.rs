@@ -110,7 +110,8 @@ impl Client {
                 StreamVerdict::Judged(v) => Ok(v),
                 StreamVerdict::Died => {
                     tracing::warn!(
-                        "the server exited on the server/discover probe; started it again, speaking 2025-11-25"
+                        "the server exited on the server/discover probe: starting it again to speak \
+                         2025-11-25 (some 2025-11-25 servers exit on a request they do not know)"
                     );
                     s.restart().await.map_err(TransportError::Io)?;
                     Ok(Verdict::Legacy("the server died on the probe"))
