@@ -195,8 +195,14 @@ mod tests {
         assert_eq!(parse_text(&tags, "a, beta").unwrap(), json!(["a", "b"]));
         let region = field(json!({"type": "string", "oneOf": [
             {"const": "eu-west-1", "title": "Europe (Ireland)."}]}));
-        assert_eq!(parse_text(&region, "Europe (Ireland)").unwrap(), json!("eu-west-1"));
-        assert_eq!(parse_text(&region, "europe (ireland).").unwrap(), json!("eu-west-1"));
+        assert_eq!(
+            parse_text(&region, "Europe (Ireland)").unwrap(),
+            json!("eu-west-1")
+        );
+        assert_eq!(
+            parse_text(&region, "europe (ireland).").unwrap(),
+            json!("eu-west-1")
+        );
         assert!(parse_text(&tags, "c").unwrap_err().contains("not one of"));
         let email = field(json!({"type": "string", "format": "email"}));
         assert!(parse_text(&email, "nope").unwrap_err().contains("email"));

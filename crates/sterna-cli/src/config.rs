@@ -169,9 +169,20 @@ mod tests {
             }
             other => panic!("{other:?}"),
         }
-        assert!(matches!(target("b", s.remove("b").unwrap()), Ok(Target::Http { .. })));
-        assert!(target("c", s.remove("c").unwrap()).unwrap_err().contains("HTTP+SSE"));
+        assert!(matches!(
+            target("b", s.remove("b").unwrap()),
+            Ok(Target::Http { .. })
+        ));
+        assert!(
+            target("c", s.remove("c").unwrap())
+                .unwrap_err()
+                .contains("HTTP+SSE")
+        );
         assert!(target("d", s.remove("d").unwrap()).is_err());
-        assert!(expand("${STERNA_TEST_UNSET_VAR}").unwrap_err().contains("not set"));
+        assert!(
+            expand("${STERNA_TEST_UNSET_VAR}")
+                .unwrap_err()
+                .contains("not set")
+        );
     }
 }

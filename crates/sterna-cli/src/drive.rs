@@ -61,7 +61,9 @@ pub(crate) async fn run<T: CallResult>(
                 () = tokio::time::sleep(Duration::from_millis(300)) => {}
                 () = interrupted() => std::process::exit(130),
             }
-            Err(CliError::Interrupted(how_cancelled(conn, tasked.load(Ordering::Relaxed)).await))
+            Err(CliError::Interrupted(
+                how_cancelled(conn, tasked.load(Ordering::Relaxed)).await,
+            ))
         }
         other => {
             conn.notices.done(&token);
@@ -81,7 +83,8 @@ async fn how_cancelled(conn: &Conn, tasked: bool) -> String {
     let legacy = matches!(conn.client.era().await, Ok(Era::Legacy { .. }));
     match (&conn.target, legacy) {
         (crate::target::Target::Http { .. }, false) => {
-            "the call was cancelled (its HTTP stream closed: how 2026-07-28 cancels over HTTP)".into()
+            "the call was cancelled (its HTTP stream closed: how 2026-07-28 cancels over HTTP)"
+                .into()
         }
         _ => "the call was cancelled (notifications/cancelled sent)".into(),
     }

@@ -47,7 +47,11 @@ fn host_port(target: Option<&Target>) -> String {
     let host = uri.host().unwrap_or("?");
     let port = uri
         .port_u16()
-        .unwrap_or(if uri.scheme_str() == Some("https") { 443 } else { 80 });
+        .unwrap_or(if uri.scheme_str() == Some("https") {
+            443
+        } else {
+            80
+        });
     format!("{host}:{port}")
 }
 
@@ -92,7 +96,10 @@ fn causes<'a>(e: &'a (dyn Error + 'static)) -> Vec<&'a (dyn Error + 'static)> {
     let mut out = vec![e];
     let mut cur = e;
     loop {
-        let next = match cur.downcast_ref::<std::io::Error>().and_then(|io| io.get_ref()) {
+        let next = match cur
+            .downcast_ref::<std::io::Error>()
+            .and_then(|io| io.get_ref())
+        {
             Some(inner) => Some(inner as &(dyn Error + 'static)),
             None => cur.source(),
         };
@@ -157,8 +164,12 @@ fn tls_error(e: &rustls::Error, at: &str) -> String {
         rustls::Error::InvalidCertificate(C::Expired | C::ExpiredContext { .. }) => {
             "the server's certificate has expired"
         }
-        rustls::Error::InvalidCertificate(C::NotValidForName | C::NotValidForNameContext { .. }) => {
-            "the certificate is for another host name: use the name it was issued for"
+        rustls::Error::InvalidCertificate(
+            C::NotValidForName | C::NotValidForNameContext { .. },
+        ) => "the certificate is for another host name: use the name it was issued for",
+        rustls::Error::InvalidCertificate(_) => {
+            "the server's certificate was refused: is it the right server? (a private CA can be \
+             trusted with SSL_CERT_FILE=ca.pem)"
         }
         rustls::Error::InvalidMessage(_) | rustls::Error::InappropriateMessage { .. } => {
             "the server does not speak TLS on this port: try http:// instead of https://?"
@@ -210,8 +221,9 @@ fn http_status(status: u16, body: &str, target: Option<&Target>) -> String {
         401 => "the server wants authorization: without --no-oauth sterna logs in with OAuth \
             when the server offers it; or give a token with --header 'Authorization: Bearer …'"
             .to_owned(),
-        403 => "the request was refused: does the token have the rights (scopes) it needs?"
-            .to_owned(),
+        403 => {
+            "the request was refused: does the token have the rights (scopes) it needs?".to_owned()
+        }
         405 => "this URL does not take POST: not a Streamable HTTP endpoint (a 2024-11-05 \
             HTTP+SSE server's /sse URL is not supported)"
             .to_owned(),
@@ -235,7 +247,10 @@ mod tests {
     #[test]
     fn bodies_in_one_line() {
         let page = "<!DOCTYPE HTML>\n<html><head><title>Error response</title></head>\n<body>…</body></html>";
-        assert_eq!(summary(page), "an HTML page titled \"Error response\", not JSON-RPC");
+        assert_eq!(
+            summary(page),
+            "an HTML page titled \"Error response\", not JSON-RPC"
+        );
         assert_eq!(summary(""), "an empty body");
         assert_eq!(summary("Not Found\nmore"), "Not Found… (not JSON)");
         assert!(summary(r#"{"a":1}"#).starts_with("JSON that is not"));

@@ -35,6 +35,7 @@ pub(crate) fn dim(text: &str) -> String {
 struct Fields {
     line: Option<String>,
     status: Option<String>,
+    code: Option<String>,
     dir: Option<String>,
     via: Option<String>,
     json: Option<String>,
@@ -45,10 +46,15 @@ impl Visit for Fields {
         self.record_debug(field, &format_args!("{value}"));
     }
 
+    fn record_i64(&mut self, field: &Field, value: i64) {
+        self.record_debug(field, &value);
+    }
+
     fn record_debug(&mut self, field: &Field, value: &dyn std::fmt::Debug) {
         let slot = match field.name() {
             "line" => &mut self.line,
             "status" => &mut self.status,
+            "code" => &mut self.code,
             "dir" => &mut self.dir,
             "via" => &mut self.via,
             "json" => &mut self.json,
@@ -74,7 +80,12 @@ impl<S: Subscriber> Layer<S> for ServerPane {
             EXIT_TARGET => {
                 let status = f.status.unwrap_or_else(|| "unknown status".into());
                 *LAST_EXIT.lock().unwrap_or_else(|p| p.into_inner()) = Some(status.clone());
-                crate::ui::note_line(&dim(&format!("server│ (the server process exited: {status})")));
+                // A clean exit (at the end of its input) is no news.
+                if f.code.as_deref() != Some("0") {
+                    crate::ui::note_line(&dim(&format!(
+                        "server│ (the server process exited: {status})"
+                    )));
+                }
             }
             _ => {}
         }

@@ -25,7 +25,10 @@ pub(crate) enum List {
 /// Connects to the target the words name; returns the connection and the words left.
 fn open(args: &OneShotArgs) -> Result<(Conn, Vec<String>), CliError> {
     let (target, rest) = target::resolve(&args.positional, &args.command, &args.client)?;
-    Ok((target::connect(&target, &args.client, Answers::default())?, rest))
+    Ok((
+        target::connect(&target, &args.client, Answers::default())?,
+        rest,
+    ))
 }
 
 fn no_more(rest: &[String], usage: &str) -> Result<(), CliError> {
@@ -69,7 +72,11 @@ async fn listed(
     Ok(match what {
         List::Tools => {
             let t = c.list_tools().await?;
-            let text = if json { String::new() } else { render::tools(&t) };
+            let text = if json {
+                String::new()
+            } else {
+                render::tools(&t)
+            };
             (json!({"tools": to(&t)}), text, "tools")
         }
         List::Prompts => {
@@ -78,7 +85,11 @@ async fn listed(
         }
         List::Resources => {
             let r = c.list_resources().await?;
-            (json!({"resources": to(&r)}), render::resources(&r), "resources")
+            (
+                json!({"resources": to(&r)}),
+                render::resources(&r),
+                "resources",
+            )
         }
         List::Templates => {
             let t = c.list_resource_templates().await?;

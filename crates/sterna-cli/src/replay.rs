@@ -44,7 +44,8 @@ fn load(path: &str) -> Result<(String, Vec<Recorded>), CliError> {
     let target = header["target"].as_str().unwrap_or_default().to_owned();
     let mut out = Vec::new();
     for (n, line) in lines.enumerate() {
-        let v: Value = serde_json::from_str(line).map_err(|e| bad(format!("line {}: {e}", n + 2)))?;
+        let v: Value =
+            serde_json::from_str(line).map_err(|e| bad(format!("line {}: {e}", n + 2)))?;
         out.push(Recorded {
             send: v["dir"] == "send",
             message: v["message"].clone(),

@@ -99,7 +99,11 @@ fn spawn_stdio(
 
 impl Live {
     /// Starts (stdio) or prepares (HTTP) the server.
-    pub(crate) fn start(target: &Target, headers: &[String], legacy: bool) -> Result<Self, CliError> {
+    pub(crate) fn start(
+        target: &Target,
+        headers: &[String],
+        legacy: bool,
+    ) -> Result<Self, CliError> {
         let (tx, rx) = mpsc::unbounded_channel();
         let side = match target {
             Target::Stdio { command, env, .. } => spawn_stdio(command, env, tx.clone())?,
@@ -119,7 +123,9 @@ impl Live {
                     })?;
                     b = b.header(n.trim(), v.trim());
                 }
-                let t = b.build().map_err(|e| CliError::Usage(format!("{url}: {e}")))?;
+                let t = b
+                    .build()
+                    .map_err(|e| CliError::Usage(format!("{url}: {e}")))?;
                 Side::Http(Arc::new(t))
             }
         };
@@ -149,7 +155,9 @@ impl Live {
     pub(crate) async fn send(&mut self, message: Value) -> Result<bool, CliError> {
         let text = message.to_string();
         match &mut self.side {
-            Side::Stdio { stdin: Some(stdin), .. } => {
+            Side::Stdio {
+                stdin: Some(stdin), ..
+            } => {
                 crate::wire::global().message(true, "stdio", &text);
                 let line = format!("{text}\n");
                 stdin
@@ -179,7 +187,12 @@ impl Live {
 
 /// Sends a request over HTTP in the background (its answer goes to `tx`); `false` for
 /// anything else.
-fn http_send(t: Arc<HttpTransport>, m: Value, text: String, tx: mpsc::UnboundedSender<Value>) -> bool {
+fn http_send(
+    t: Arc<HttpTransport>,
+    m: Value,
+    text: String,
+    tx: mpsc::UnboundedSender<Value>,
+) -> bool {
     let (Some(method), Some(id)) = (m["method"].as_str(), m.get("id")) else {
         crate::ui::note_line("  (not sent: 2026-07-28 over HTTP has no client notifications)");
         return false;
@@ -223,20 +236,27 @@ fn walk_pairs(rec: &Value, live: &Value, s: &mut Subst) {
             for (k, x) in a {
                 let Some(y) = b.get(k) else { continue };
                 match (x, y) {
-                    (Value::String(r), Value::String(l)) if ISSUED.contains(&k.as_str()) && r != l => {
+                    (Value::String(r), Value::String(l))
+                        if ISSUED.contains(&k.as_str()) && r != l =>
+                    {
                         s.strings.insert(r.clone(), l.clone());
                     }
                     _ => walk_pairs(x, y, s),
                 }
             }
         }
-        (Value::Array(a), Value::Array(b)) => a.iter().zip(b).for_each(|(x, y)| walk_pairs(x, y, s)),
+        (Value::Array(a), Value::Array(b)) => {
+            a.iter().zip(b).for_each(|(x, y)| walk_pairs(x, y, s))
+        }
         _ => {}
     }
 }
 
 fn recorded_server(records: &[Recorded]) -> impl Iterator<Item = &Value> {
-    records.iter().filter(|r| !r.send && awaited(&r.message)).map(|r| &r.message)
+    records
+        .iter()
+        .filter(|r| !r.send && awaited(&r.message))
+        .map(|r| &r.message)
 }
 
 /// Learns the live values of what the server issued, from the answers so far: responses
@@ -274,7 +294,10 @@ pub(crate) fn substitute(m: &Value, s: &Subst) -> Value {
     walk(&mut out, s);
     // An answer to a request the server pushed carries that request's live id.
     if out.get("method").is_none()
-        && let Some(live) = out.get("id").and_then(|id| s.ids.get(&id.to_string())).cloned()
+        && let Some(live) = out
+            .get("id")
+            .and_then(|id| s.ids.get(&id.to_string()))
+            .cloned()
     {
         out["id"] = live;
     }
@@ -308,7 +331,10 @@ fn first_difference(a: &Value, b: &Value, at: String) -> Option<String> {
             .keys()
             .chain(y.keys().filter(|k| !x.contains_key(*k)))
             .find_map(|k| {
-                let (p, q) = (x.get(k).unwrap_or(&Value::Null), y.get(k).unwrap_or(&Value::Null));
+                let (p, q) = (
+                    x.get(k).unwrap_or(&Value::Null),
+                    y.get(k).unwrap_or(&Value::Null),
+                );
                 first_difference(p, q, format!("{at}/{k}"))
             }),
         (Value::Array(x), Value::Array(y)) if x.len() == y.len() => x
@@ -326,7 +352,10 @@ pub(crate) fn compare(records: &[Recorded], live: &[Value]) -> Report {
     let mut report = Report::default();
     for r in recorded_server(records).filter(|v| v.get("method").is_none()) {
         let id = &r["id"];
-        match live.iter().find(|l| l.get("method").is_none() && l["id"] == *id) {
+        match live
+            .iter()
+            .find(|l| l.get("method").is_none() && l["id"] == *id)
+        {
             None => report.differ.push(format!("#{id}: no answer")),
             Some(l) => match first_difference(&strip(r), &strip(l), String::new()) {
                 None => report.same += 1,

@@ -68,14 +68,18 @@ pub(crate) fn resolve(
 ) -> Result<(Target, Vec<String>), CliError> {
     let (mut target, rest) = match (&opts.server, command.is_empty(), positional.split_first()) {
         (Some(_), false, _) => {
-            return Err(CliError::Usage("give --server NAME or -- COMMAND, not both".into()));
+            return Err(CliError::Usage(
+                "give --server NAME or -- COMMAND, not both".into(),
+            ));
         }
         (Some(name), true, _) => (
             crate::config::lookup(opts.config.as_deref(), name)?,
             positional.to_vec(),
         ),
         (None, false, _) => (Target::stdio(command.to_vec()), positional.to_vec()),
-        (None, true, Some((url, rest))) if url.contains("://") => (Target::http(url), rest.to_vec()),
+        (None, true, Some((url, rest))) if url.contains("://") => {
+            (Target::http(url), rest.to_vec())
+        }
         (None, true, first) => {
             return Err(CliError::Usage(format!(
                 "where is the server? Give its URL (http://HOST:PORT/mcp), -- COMMAND [ARGS] to \
@@ -185,7 +189,11 @@ fn open(
                 .map_err(|e| CliError::Usage(format!("{url}: {e}")))?;
             Ok(builder.build(t))
         }
-        Target::Stdio { command: cmd, env, cwd } => {
+        Target::Stdio {
+            command: cmd,
+            env,
+            cwd,
+        } => {
             let (program, args) = cmd
                 .split_first()
                 .ok_or_else(|| CliError::Usage("-- needs a command".into()))?;

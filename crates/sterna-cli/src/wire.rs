@@ -8,8 +8,8 @@ use crate::redact::redact;
 use serde_json::{Value, json};
 use std::collections::HashMap;
 use std::io::Write;
-use std::sync::{Arc, Mutex, OnceLock};
 use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex, OnceLock};
 use std::time::Instant;
 
 /// The longest message shown in full on the terminal (the record keeps everything).
@@ -83,11 +83,13 @@ impl Wire {
         }
         let now = Instant::now();
         let ms = now.duration_since(self.start).as_secs_f64() * 1000.0;
-        let mut v: Value = serde_json::from_str(text).unwrap_or_else(|_| Value::String(text.into()));
+        let mut v: Value =
+            serde_json::from_str(text).unwrap_or_else(|_| Value::String(text.into()));
         redact(&mut v);
         if let Some(f) = record.as_mut() {
             let dir = if send { "send" } else { "recv" };
-            let line = json!({"ms": (ms * 10.0).round() / 10.0, "dir": dir, "via": via, "message": v});
+            let line =
+                json!({"ms": (ms * 10.0).round() / 10.0, "dir": dir, "via": via, "message": v});
             let _ = writeln!(f, "{line}").and_then(|()| f.flush());
         }
         drop(record);
@@ -102,7 +104,10 @@ impl Wire {
         let arrow = if send { "→" } else { "←" };
         let body = v.to_string();
         let body = if body.len() > SHOWN {
-            let cut = (0..=SHOWN).rev().find(|i| body.is_char_boundary(*i)).unwrap_or(0);
+            let cut = (0..=SHOWN)
+                .rev()
+                .find(|i| body.is_char_boundary(*i))
+                .unwrap_or(0);
             format!("{}… ({} bytes in all)", &body[..cut], body.len())
         } else {
             body
@@ -205,7 +210,11 @@ impl Labels {
                     .and_then(Value::as_object)
                     .map(|q| q.keys().collect())
                     .unwrap_or_default();
-                let state = if r.get("requestState").is_some() { ", requestState" } else { "" };
+                let state = if r.get("requestState").is_some() {
+                    ", requestState"
+                } else {
+                    ""
+                };
                 format!(
                     "  [MRTR round {}: input_required, questions {keys:?}{state}]",
                     round.unwrap_or(1)

@@ -44,10 +44,21 @@ impl Session {
     pub(super) async fn refresh(&mut self) -> Result<(), CliError> {
         let c = &self.conn.client;
         let caps = &self.caps;
-        self.tools = if caps.tools.is_some() { c.list_tools().await? } else { Vec::new() };
-        self.prompts = if caps.prompts.is_some() { c.list_prompts().await? } else { Vec::new() };
+        self.tools = if caps.tools.is_some() {
+            c.list_tools().await?
+        } else {
+            Vec::new()
+        };
+        self.prompts = if caps.prompts.is_some() {
+            c.list_prompts().await?
+        } else {
+            Vec::new()
+        };
         let (resources, templates) = if caps.resources.is_some() {
-            (c.list_resources().await?, c.list_resource_templates().await?)
+            (
+                c.list_resources().await?,
+                c.list_resource_templates().await?,
+            )
         } else {
             (Vec::new(), Vec::new())
         };
@@ -83,7 +94,14 @@ impl Session {
             "wire" => {
                 let on = rest != "off";
                 crate::wire::global().set_shown(on);
-                println!("wire {}", if on { "shown (→ sent, ← received)" } else { "hidden" });
+                println!(
+                    "wire {}",
+                    if on {
+                        "shown (→ sent, ← received)"
+                    } else {
+                        "hidden"
+                    }
+                );
                 Ok(())
             }
             "tools" | "prompts" | "resources" | "templates" => tokio::select! {

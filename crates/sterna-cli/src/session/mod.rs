@@ -78,7 +78,10 @@ pub(crate) async fn run(args: ConnectArgs) -> Result<ExitCode, CliError> {
         Era::Legacy { version } => format!("{version} (a 2025-11-25 session)"),
         _ => conn.client.protocol_version(),
     };
-    eprintln!("connected to {server} ({}) — protocol {version}", target.label());
+    eprintln!(
+        "connected to {server} ({}) — protocol {version}",
+        target.label()
+    );
     if let Some(i) = &discovered.instructions {
         eprintln!("  instructions: {i}");
     }

@@ -202,10 +202,18 @@ mod tests {
         let s = schema();
         assert_eq!(typed(Some(&s), "steps", "8").unwrap(), json!(8));
         assert_eq!(typed(Some(&s), "steps", "null").unwrap(), Value::Null);
-        assert!(typed(Some(&s), "steps", "many").unwrap_err().contains("whole number"));
+        assert!(
+            typed(Some(&s), "steps", "many")
+                .unwrap_err()
+                .contains("whole number")
+        );
         assert!(typed(Some(&s), "steps", "\"fast\"").is_err());
         assert_eq!(typed(Some(&s), "mode", "safe").unwrap(), json!("safe"));
-        assert!(typed(Some(&s), "mode", "slow").unwrap_err().contains("not one of"));
+        assert!(
+            typed(Some(&s), "mode", "slow")
+                .unwrap_err()
+                .contains("not one of")
+        );
         assert_eq!(typed(Some(&s), "tags", r#"["a"]"#).unwrap(), json!(["a"]));
         assert!(typed(Some(&s), "tags", "a").is_err());
         assert_eq!(typed(Some(&s), "name", "42").unwrap(), json!("42"));

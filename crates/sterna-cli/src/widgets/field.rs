@@ -70,8 +70,7 @@ pub(crate) fn option_label(value: &str, title: &str) -> String {
 /// How a widget left with Esc reads: `esc` (`<declined>` in a form) instead of inquire's
 /// `<canceled>`.
 fn render(esc: &'static str) -> RenderConfig<'static> {
-    RenderConfig::default()
-        .with_canceled_prompt_indicator(Styled::new(esc).with_fg(Color::DarkRed))
+    RenderConfig::default().with_canceled_prompt_indicator(Styled::new(esc).with_fg(Color::DarkRed))
 }
 
 /// Asks one field. `current` pre-fills it (the schema default, or an earlier answer);

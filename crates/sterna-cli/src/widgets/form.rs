@@ -86,7 +86,13 @@ fn run(
                 let Some(f) = schema.property(pick) else {
                     continue;
                 };
-                match field::ask(pick, f, schema.is_required(pick), content.get(pick), "<back>") {
+                match field::ask(
+                    pick,
+                    f,
+                    schema.is_required(pick),
+                    content.get(pick),
+                    "<back>",
+                ) {
                     Ok(Some(v)) => {
                         content.insert(pick.to_owned(), v);
                     }

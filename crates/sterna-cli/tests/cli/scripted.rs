@@ -217,3 +217,89 @@ fn exit_codes_for_flags_transport_and_tool_errors() {
     let out = run(&["completions", "bash"]);
     assert!(out.status.success() && text(&out.stdout).contains("sterna"));
 }
+
+#[test]
+fn a_nullable_argument_that_does_not_fit_is_a_usage_error() {
+    let out = run(&[
+        "call",
+        "deploy",
+        "-a",
+        "steps=many",
+        "--",
+        sterna(),
+        "serve",
+    ]);
+    assert_eq!(out.status.code(), Some(2), "{}", text(&out.stderr));
+    assert!(
+        text(&out.stderr).contains("--arg steps: \"many\" is not a whole number"),
+        "{}",
+        text(&out.stderr)
+    );
+    let out = run(&[
+        "call",
+        "deploy",
+        "-a",
+        "steps=null",
+        "-a",
+        "step_ms=1",
+        "--",
+        sterna(),
+        "serve",
+    ]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    assert!(text(&out.stdout).contains("Deployed in 5 steps"));
+}
+
+#[test]
+fn a_set_key_that_matches_no_field_is_named() {
+    let out = run(&[
+        "call",
+        "provision_database",
+        r#"{"name":"orders"}"#,
+        "--set",
+        "regoin=eu-west-1",
+        "--",
+        sterna(),
+        "serve",
+    ]);
+    assert_eq!(out.status.code(), Some(2), "{}", text(&out.stderr));
+    let err = text(&out.stderr);
+    assert!(
+        err.contains("--set regoin=…: question `pick_region` has no field `regoin` (its fields: region); did you mean `region`?"),
+        "{err}"
+    );
+    let out = run(&[
+        "call",
+        "provision_database",
+        r#"{"name":"orders"}"#,
+        "--set",
+        "pick_region.zone=x",
+        "--set",
+        "region=eu-west-1",
+        "--",
+        sterna(),
+        "serve",
+    ]);
+    assert_eq!(out.status.code(), Some(2), "{}", text(&out.stderr));
+    assert!(
+        text(&out.stderr)
+            .contains("question `pick_region` has no field `zone` (its fields: region)")
+    );
+}
+
+#[test]
+fn an_enum_title_is_taken_as_displayed() {
+    // The title is "Europe (Ireland)." and shows as "Europe (Ireland)".
+    let out = run(&[
+        "call",
+        "provision_database",
+        r#"{"name":"orders"}"#,
+        "--set",
+        "region=Europe (Ireland)",
+        "--",
+        sterna(),
+        "serve",
+    ]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    assert_eq!(text(&out.stdout).trim(), "Created orders in eu-west-1");
+}

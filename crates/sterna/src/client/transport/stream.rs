@@ -90,7 +90,12 @@ impl StreamTransport {
 
     /// Registers a call waiting for the response `id`; `false` when the read side has
     /// already ended (the server is gone: waiting would never end).
-    fn wait_for(&self, id: RequestId, tx: oneshot::Sender<Vec<u8>>, sink: NotificationSink) -> bool {
+    fn wait_for(
+        &self,
+        id: RequestId,
+        tx: oneshot::Sender<Vec<u8>>,
+        sink: NotificationSink,
+    ) -> bool {
         let mut waiters = lock(&self.waiters);
         if self.ended.load(Ordering::Acquire) {
             return false;
@@ -353,7 +358,11 @@ mod tests {
         let r = tokio::time::timeout(Duration::from_secs(20), t.request(request(1), sink)).await;
         assert!(matches!(r, Ok(Err(TransportError::Closed))), "{r:?}");
         let p = t
-            .probe(RequestId::Number(2), b"{}".to_vec(), Duration::from_secs(20))
+            .probe(
+                RequestId::Number(2),
+                b"{}".to_vec(),
+                Duration::from_secs(20),
+            )
             .await;
         assert!(matches!(p, ProbeReply::Closed), "{p:?}");
     }
