@@ -21,13 +21,10 @@ pub(crate) fn client(e: &ClientError) -> String {
     let target = TARGET.get();
     match e {
         ClientError::Transport(t) => transport(t, target),
-        ClientError::Server(o) => {
-            let mut s = format!("the server answered with error {}: {}", o.code, o.message);
-            if let Some(d) = &o.data {
-                s.push_str(&format!(" ({d})"));
-            }
-            s
-        }
+        ClientError::Server(o) => match &o.data {
+            Some(d) => format!("server error: {o}\n  data: {d}"),
+            None => format!("server error: {o}"),
+        },
         other => other.to_string(),
     }
 }

@@ -106,22 +106,61 @@ impl<S: Subscriber> Layer<S> for WireLayer {
     }
 }
 
-/// Installs the subscriber: the command's log filtered by `STERNA_LOG` (default `warn`;
+/// The command's own warnings and errors, when `STERNA_LOG` does not ask for a log:
+/// `sterna: warning: …` lines, with the event's fields after the message.
+struct Plain;
+
+/// The message and the other fields of an event, as text.
+#[derive(Default)]
+struct Line(String, Vec<String>);
+
+impl Visit for Line {
+    fn record_debug(&mut self, field: &Field, value: &dyn std::fmt::Debug) {
+        match field.name() {
+            "message" => self.0 = format!("{value:?}"),
+            name => self.1.push(format!("{name}={value:?}")),
+        }
+    }
+
+    fn record_str(&mut self, field: &Field, value: &str) {
+        self.record_debug(field, &format_args!("{value}"));
+    }
+}
+
+impl<S: Subscriber> Layer<S> for Plain {
+    fn on_event(&self, event: &Event<'_>, _: Context<'_, S>) {
+        let mut line = Line::default();
+        event.record(&mut line);
+        let level = match *event.metadata().level() {
+            tracing::Level::ERROR => "error",
+            tracing::Level::WARN => "warning",
+            _ => "note",
+        };
+        let fields = if line.1.is_empty() {
+            String::new()
+        } else {
+            format!(" ({})", line.1.join(", "))
+        };
+        crate::ui::note_line(&format!("sterna: {level}: {}{fields}", line.0));
+    }
+}
+
+/// Installs the subscriber: the command's log filtered by `STERNA_LOG` (else `default`;
 /// the server's stderr and the wire have layers of their own), the server pane, the wire.
-pub(crate) fn init(wire: Arc<Wire>) {
+pub(crate) fn init(wire: Arc<Wire>, default: &str) {
     let custom = std::env::var("STERNA_LOG").is_ok();
     let filter = EnvFilter::try_from_env("STERNA_LOG")
-        .unwrap_or_else(|_| "warn".into())
+        .unwrap_or_else(|_| default.into())
         .add_directive(format!("{STDERR_TARGET}=off").parse().expect("a directive"))
         .add_directive(format!("{EXIT_TARGET}=off").parse().expect("a directive"));
-    let fmt = tracing_subscriber::fmt::layer()
-        .with_writer(std::io::stderr)
-        .with_ansi(std::io::stderr().is_terminal());
     // Without STERNA_LOG, warnings read as lines of the command, not as a log.
     let fmt = if custom {
-        fmt.boxed()
+        tracing_subscriber::fmt::layer()
+            .with_writer(std::io::stderr)
+            .with_ansi(std::io::stderr().is_terminal())
+            .boxed()
     } else {
-        fmt.without_time().with_target(false).boxed()
+        Plain.boxed()
     };
     let pane = Targets::new()
         .with_target(STDERR_TARGET, tracing::Level::INFO)

@@ -65,7 +65,10 @@ async fn dispatch(command: Command) -> Result<ExitCode, CliError> {
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
-    logs::init(wire::global().clone());
+    // The demo server on stdio talks to a client that shows its stderr: it logs errors
+    // only, unless STERNA_LOG says otherwise.
+    let quiet = matches!(&cli.command, Command::Serve(a) if a.http.is_none());
+    logs::init(wire::global().clone(), if quiet { "error" } else { "warn" });
     let runtime = match tokio::runtime::Runtime::new() {
         Ok(r) => r,
         Err(e) => {

@@ -117,6 +117,11 @@ impl Wire {
     }
 }
 
+/// An id as shown: `7`, or `sterna-era-probe` without its quotes.
+fn bare(id: &str) -> &str {
+    id.trim_matches('"')
+}
+
 fn id_key(v: &Value) -> Option<String> {
     v.get("id").filter(|i| !i.is_null()).map(Value::to_string)
 }
@@ -142,7 +147,10 @@ impl Labels {
             (Some(m), Some(id)) if send => self.request(m, &id, v, now),
             (Some(m), Some(id)) => {
                 self.pushed.insert(id.clone(), m.to_owned());
-                format!("#{id} {m}  [2025-11-25 push: a request of the server]")
+                format!(
+                    "#{} {m}  [2025-11-25 push: a request of the server]",
+                    bare(&id)
+                )
             }
             (Some(m), None) => {
                 let p = v.get("params").unwrap_or(&Value::Null);
@@ -156,10 +164,20 @@ impl Labels {
             }
             (None, Some(id)) if send => {
                 let what = self.pushed.remove(&id).unwrap_or_else(|| "request".into());
-                format!("#{id} answer to the server's {what}  [2025-11-25 push answered]")
+                format!(
+                    "#{} answer to the server's {what}  [2025-11-25 push answered]",
+                    bare(&id)
+                )
             }
             (None, Some(id)) => self.response(&id, v, now),
-            (None, None) => "(not a JSON-RPC message)".into(),
+            (None, None) => match v.get("error") {
+                Some(e) => format!(
+                    "error {}: {} (with no id: it answers no request in particular)",
+                    e.get("code").map(Value::to_string).unwrap_or_default(),
+                    e.get("message").and_then(Value::as_str).unwrap_or("")
+                ),
+                None => "(not a JSON-RPC message)".into(),
+            },
         }
     }
 
@@ -167,6 +185,7 @@ impl Labels {
         let p = v.get("params").unwrap_or(&Value::Null);
         let call = format!("{m}{}", target_of(p));
         self.sent.insert(id.to_owned(), (now, call.clone()));
+        let id = bare(id);
         let answers = p.get("inputResponses").and_then(Value::as_object);
         let state = p.get("requestState").is_some();
         if m == "tasks/update" {
@@ -197,6 +216,7 @@ impl Labels {
             None => (String::new(), String::new()),
         };
         let round = self.round_of.remove(id);
+        let id = bare(id);
         if let Some(e) = v.get("error") {
             let code = e.get("code").map(Value::to_string).unwrap_or_default();
             let msg = e.get("message").and_then(Value::as_str).unwrap_or("");

@@ -70,3 +70,54 @@ fn ctrl_c_over_http_closes_the_stream() {
     show("Ctrl-C over HTTP", &screen);
     assert_eq!(s.exit_code(), 130);
 }
+
+#[test]
+fn ctrl_c_cancels_a_task_with_tasks_cancel() {
+    let mut s = Screen::spawn_sized(
+        &[
+            "call",
+            "--wire",
+            "reindex",
+            r#"{"seconds":60}"#,
+            "--",
+            sterna(),
+            "serve",
+        ],
+        crate::screen::TALL,
+        |_| {},
+    );
+    s.wait_for("[task created]");
+    s.wait_for("tasks/get task");
+    s.send(CTRL_C);
+    let screen = s.wait_for("interrupted: the call was cancelled (tasks/cancel sent for its task)");
+    show("Ctrl-C on a task", &screen);
+    assert!(screen.contains("tasks/cancel task"), "{screen}");
+    assert_eq!(s.exit_code(), 130);
+}
+
+#[test]
+fn ctrl_c_in_a_2025_session_over_http_sends_notifications_cancelled() {
+    let server = crate::peers::DemoHttp::start();
+    let mut s = Screen::spawn_sized(
+        &[
+            "call",
+            "--wire",
+            "--era",
+            "legacy",
+            &server.url,
+            "deploy",
+            LONG,
+        ],
+        crate::screen::TALL,
+        |_| {},
+    );
+    s.wait_for("deploying [");
+    s.send(CTRL_C);
+    let screen = s.wait_for("interrupted: the call was cancelled (notifications/cancelled sent)");
+    show("Ctrl-C in a 2025-11-25 session over HTTP", &screen);
+    assert_eq!(s.exit_code(), 130);
+    assert!(
+        screen.contains("notifications/cancelled  [cancels #"),
+        "{screen}"
+    );
+}
