@@ -46,7 +46,7 @@ pub(crate) struct Live {
 enum Side {
     Stdio {
         stdin: Option<tokio::process::ChildStdin>,
-        child: tokio::process::Child,
+        child: Box<tokio::process::Child>,
     },
     Http(Arc<HttpTransport>),
 }
@@ -93,7 +93,7 @@ fn spawn_stdio(
     }
     Ok(Side::Stdio {
         stdin: child.stdin.take(),
-        child,
+        child: Box::new(child),
     })
 }
 

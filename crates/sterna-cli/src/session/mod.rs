@@ -7,7 +7,7 @@ mod complete;
 use crate::answers::Answers;
 use crate::cli::ConnectArgs;
 use crate::exit::CliError;
-use crate::target::{self, Conn};
+use crate::target::{self, Conn, Target};
 use complete::{Completion, Names};
 use rustyline::error::ReadlineError;
 use rustyline::history::FileHistory;
@@ -56,25 +56,19 @@ fn editor(names: Arc<Mutex<Names>>) -> Result<Line, CliError> {
     Ok(rl)
 }
 
-/// Runs `sterna connect`.
-pub(crate) async fn run(args: ConnectArgs) -> Result<ExitCode, CliError> {
-    let words: Vec<String> = args.url.iter().cloned().collect();
-    let (target, rest) = target::resolve(&words, &args.command, &args.client)?;
-    if let Some(extra) = rest.first() {
-        return Err(CliError::Usage(format!(
-            "unexpected {extra:?}: give a URL, -- COMMAND [ARGS] or --server NAME (one of them)"
-        )));
-    }
-    let conn = target::connect(&target, &args.client, Answers::default())?;
-    let discovered = conn.client.discover().await?;
-    let era = conn.client.era().await?;
+/// Prints who the server is and the protocol spoken; returns the server's name.
+async fn banner(
+    conn: &Conn,
+    target: &Target,
+    discovered: &sterna::types::discover::DiscoverResult,
+) -> Result<String, CliError> {
     let server = discovered
         .meta
         .as_ref()
         .and_then(|m| m.server_info.as_ref())
         .map_or_else(|| target.label(), |i| format!("{} {}", i.name, i.version));
     conn.answerer.set_server(server.clone());
-    let version = match &era {
+    let version = match conn.client.era().await? {
         Era::Legacy { version } => format!("{version} (a 2025-11-25 session)"),
         _ => conn.client.protocol_version(),
     };
@@ -86,6 +80,21 @@ pub(crate) async fn run(args: ConnectArgs) -> Result<ExitCode, CliError> {
         eprintln!("  instructions: {i}");
     }
     eprintln!("  type help for the commands; Tab completes names");
+    Ok(server)
+}
+
+/// Runs `sterna connect`.
+pub(crate) async fn run(args: ConnectArgs) -> Result<ExitCode, CliError> {
+    let words: Vec<String> = args.url.iter().cloned().collect();
+    let (target, rest) = target::resolve(&words, &args.command, &args.client)?;
+    if let Some(extra) = rest.first() {
+        return Err(CliError::Usage(format!(
+            "unexpected {extra:?}: give a URL, -- COMMAND [ARGS] or --server NAME (one of them)"
+        )));
+    }
+    let conn = target::connect(&target, &args.client, Answers::default())?;
+    let discovered = conn.client.discover().await?;
+    let server = banner(&conn, &target, &discovered).await?;
     let mut session = Session {
         conn,
         names: Arc::default(),
