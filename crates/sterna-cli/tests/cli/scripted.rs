@@ -1,9 +1,9 @@
 //! Scripted runs: no terminal, answers from the command line, JSON out, exit codes.
 
+use crate::peers::DemoHttp;
 use crate::sterna;
 use serde_json::Value;
-use std::io::{BufRead, BufReader};
-use std::process::{Child, Command, Output, Stdio};
+use std::process::{Command, Output, Stdio};
 
 fn run(args: &[&str]) -> Output {
     Command::new(sterna())
@@ -16,33 +16,6 @@ fn run(args: &[&str]) -> Output {
 
 fn text(b: &[u8]) -> String {
     String::from_utf8_lossy(b).into_owned()
-}
-
-/// `sterna serve --http 127.0.0.1:0`, stopped on drop.
-struct HttpServer(Child, String);
-
-impl HttpServer {
-    fn start() -> Self {
-        let mut child = Command::new(sterna())
-            .args(["serve", "--http", "127.0.0.1:0"])
-            .env("STERNA_LOG", "error")
-            .stdout(Stdio::piped())
-            .spawn()
-            .expect("the server starts");
-        let mut line = String::new();
-        BufReader::new(child.stdout.take().unwrap())
-            .read_line(&mut line)
-            .unwrap();
-        let url = line.trim().trim_start_matches("listening on ").to_owned();
-        Self(child, url)
-    }
-}
-
-impl Drop for HttpServer {
-    fn drop(&mut self) {
-        let _ = self.0.kill();
-        let _ = self.0.wait();
-    }
 }
 
 #[test]
@@ -67,7 +40,7 @@ fn json_result_with_answers_from_set_over_stdio() {
 /// `elicitation/create` and answered from `--set`, over stdio and over HTTP.
 #[test]
 fn era_legacy_answers_pushed_questions_over_stdio_and_http() {
-    let server = HttpServer::start();
+    let server = DemoHttp::start();
     let stdio = [
         "call",
         "--era",
@@ -85,7 +58,7 @@ fn era_legacy_answers_pushed_questions_over_stdio_and_http() {
         "call",
         "--era",
         "legacy",
-        &server.1,
+        &server.url,
         "provision_database",
         r#"{"name":"ledger"}"#,
         "--set",
@@ -109,12 +82,12 @@ fn era_legacy_answers_pushed_questions_over_stdio_and_http() {
 
 #[test]
 fn answers_are_typed_by_the_requested_schema_over_http() {
-    let server = HttpServer::start();
+    let server = DemoHttp::start();
     let file = std::env::temp_dir().join(format!("sterna-answers-{}.json", std::process::id()));
     std::fs::write(&file, r#"{"sign_up": {"name": "Grace", "email": "grace@example.org", "topics": ["security", "events"]}}"#).unwrap();
     let out = run(&[
         "call",
-        &server.1,
+        &server.url,
         "sign_up",
         "--answers",
         file.to_str().unwrap(),
