@@ -17,8 +17,8 @@ differs from the recording) · 2 usage error · \
 Environment: STERNA_LOG sets what sterna logs on stderr, as tracing directives (default \
 `warn`; `info`, `debug`, `sterna::client=debug`, `sterna::wire=trace` for the raw messages). \
 STERNA_CONFIG names the server config file for --server (default ./.mcp.json, then \
-~/.config/sterna/mcp.json). STERNA_TOKEN_FILE: see --token-file. SSL_CERT_FILE: extra \
-trusted CA certificates (PEM)."
+~/.config/sterna/mcp.json). STERNA_TOKEN_FILE: see --token-file. SSL_CERT_FILE (or \
+SSL_CERT_DIR): the CA certificates (PEM) that HTTPS trusts, instead of the system's."
 )]
 pub(crate) struct Cli {
     #[command(subcommand)]
@@ -31,7 +31,7 @@ pub(crate) enum Command {
     /// Open an interactive session with a server: list, describe and call tools, get
     /// prompts, read resources, listen for changes.
     #[command(
-        override_usage = "sterna connect [OPTIONS] <URL>\n       sterna connect [OPTIONS] -- <COMMAND> [ARGS]..."
+        override_usage = "sterna connect [OPTIONS] <URL>\n       sterna connect [OPTIONS] -- <COMMAND> [ARGS]...\n       sterna connect [OPTIONS] --server <NAME>"
     )]
     Connect(ConnectArgs),
     /// Call one tool and print its result; questions are answered from --set/--answers,

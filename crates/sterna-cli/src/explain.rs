@@ -156,7 +156,9 @@ fn tls_error(e: &rustls::Error, at: &str) -> String {
     use rustls::CertificateError as C;
     let hint = match e {
         rustls::Error::InvalidCertificate(C::UnknownIssuer | C::BadSignature) => {
-            "the certificate is signed by an authority this machine does not trust (self-signed,              or a private CA): trust that CA with SSL_CERT_FILE=ca.pem"
+            "the certificate is signed by an authority this machine does not trust (self-signed, \
+             or a private CA): SSL_CERT_FILE=ca.pem makes sterna trust that CA, instead of the \
+             system's"
         }
         rustls::Error::InvalidCertificate(C::Expired | C::ExpiredContext { .. }) => {
             "the server's certificate has expired"
@@ -165,8 +167,8 @@ fn tls_error(e: &rustls::Error, at: &str) -> String {
             C::NotValidForName | C::NotValidForNameContext { .. },
         ) => "the certificate is for another host name: use the name it was issued for",
         rustls::Error::InvalidCertificate(_) => {
-            "the server's certificate was refused: is it the right server? (a private CA can be \
-             trusted with SSL_CERT_FILE=ca.pem)"
+            "the server's certificate was refused: is it the right server? (SSL_CERT_FILE=ca.pem \
+             makes sterna trust a private CA, instead of the system's)"
         }
         rustls::Error::InvalidMessage(_) | rustls::Error::InappropriateMessage { .. } => {
             "the server does not speak TLS on this port: try http:// instead of https://?"

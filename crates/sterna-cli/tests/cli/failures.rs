@@ -8,9 +8,9 @@ use crate::sterna;
 
 fn fails(args: &[&str], wants: &[&str], title: &str) -> String {
     let mut s = Screen::spawn(args);
-    let screen = s.wait_for(wants[0]);
+    s.wait_for(wants[0]);
     let code = s.exit_code();
-    let screen = format!("{screen}\n{}", s.contents());
+    let screen = s.contents();
     show(title, &screen);
     for w in wants {
         assert!(screen.contains(w), "{w:?} missing:\n{screen}");
@@ -183,4 +183,18 @@ fn list_commands_show_errors_after_the_server_died() {
     show("a list after the server died", &s.contents());
     s.send("quit\r");
     assert_eq!(s.exit_code(), 0);
+}
+
+#[test]
+fn https_to_a_plain_http_server_is_named() {
+    let server = DemoHttp::start();
+    let url = server.url.replace("http://", "https://");
+    fails(
+        &["tools", &url],
+        &[
+            "failed: received corrupt message",
+            "hint: the server does not speak TLS on this port: try http://",
+        ],
+        "https:// to an http:// server",
+    );
 }
