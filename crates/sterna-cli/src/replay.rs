@@ -70,10 +70,7 @@ fn target_of(args: &ReplayArgs, recorded: &str) -> Result<Target, CliError> {
     };
     if let Target::Stdio { env, .. } = &mut t {
         for kv in &args.envs {
-            let (k, v) = kv
-                .split_once('=')
-                .ok_or_else(|| CliError::Usage(format!("--env {kv}: expected KEY=VALUE")))?;
-            env.push((k.to_owned(), v.to_owned()));
+            env.push(crate::target::env_var(kv)?);
         }
     }
     Ok(t)

@@ -118,10 +118,8 @@ impl Live {
             Target::Http { url, .. } => {
                 let mut b = HttpTransport::builder(url);
                 for h in headers {
-                    let (n, v) = h.split_once(':').ok_or_else(|| {
-                        CliError::Usage(format!("--header {h:?}: expected NAME: VALUE"))
-                    })?;
-                    b = b.header(n.trim(), v.trim());
+                    let (n, v) = crate::target::header(h)?;
+                    b = b.header(n, v);
                 }
                 let t = b
                     .build()

@@ -59,6 +59,20 @@ impl Target {
     }
 }
 
+/// `--env KEY=VALUE`.
+pub(crate) fn env_var(kv: &str) -> Result<(String, String), CliError> {
+    kv.split_once('=')
+        .map(|(k, v)| (k.to_owned(), v.to_owned()))
+        .ok_or_else(|| CliError::Usage(format!("--env {kv}: expected KEY=VALUE")))
+}
+
+/// `--header 'NAME: VALUE'`.
+pub(crate) fn header(h: &str) -> Result<(&str, &str), CliError> {
+    h.split_once(':')
+        .map(|(n, v)| (n.trim(), v.trim()))
+        .ok_or_else(|| CliError::Usage(format!("--header {h:?}: expected NAME: VALUE")))
+}
+
 /// The target (`--server NAME`, `-- COMMAND`, or a URL as the first word) and the words
 /// left for the command. `--env` is added to a stdio target.
 pub(crate) fn resolve(
@@ -89,11 +103,9 @@ pub(crate) fn resolve(
         }
     };
     for kv in &opts.envs {
-        let (k, v) = kv
-            .split_once('=')
-            .ok_or_else(|| CliError::Usage(format!("--env {kv}: expected KEY=VALUE")))?;
+        let (k, v) = env_var(kv)?;
         match &mut target {
-            Target::Stdio { env, .. } => env.push((k.to_owned(), v.to_owned())),
+            Target::Stdio { env, .. } => env.push((k, v)),
             Target::Http { .. } => {
                 return Err(CliError::Usage(
                     "--env is for a server started with -- COMMAND (HTTP servers take --header)"
@@ -173,10 +185,8 @@ fn open(
                 t = t.header(n, v);
             }
             for h in &opts.headers {
-                let (n, v) = h.split_once(':').ok_or_else(|| {
-                    CliError::Usage(format!("--header {h:?}: expected NAME: VALUE"))
-                })?;
-                t = t.header(n.trim(), v.trim());
+                let (n, v) = header(h)?;
+                t = t.header(n, v);
             }
             let fixed_token = headers
                 .iter()
