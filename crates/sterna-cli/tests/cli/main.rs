@@ -23,3 +23,15 @@ pub(crate) fn sterna() -> &'static str {
         std::env::var("STERNA_TEST_BIN").unwrap_or_else(|_| env!("CARGO_BIN_EXE_sterna").into())
     })
 }
+
+/// Runs `sterna ARGS` without a terminal (stdin closed, no config file from the
+/// environment) and returns what it printed.
+pub(crate) fn run(args: &[&str]) -> std::process::Output {
+    std::process::Command::new(sterna())
+        .args(args)
+        .env("STERNA_LOG", "error")
+        .env_remove("STERNA_CONFIG")
+        .stdin(std::process::Stdio::null())
+        .output()
+        .expect("sterna runs")
+}

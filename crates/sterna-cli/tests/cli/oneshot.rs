@@ -4,19 +4,9 @@
 
 use crate::peers::DemoHttp;
 use crate::screen::{Screen, TALL, show};
-use crate::sterna;
+use crate::{run, sterna};
 use serde_json::Value;
-use std::process::{Command, Output, Stdio};
-
-fn run(args: &[&str]) -> Output {
-    Command::new(sterna())
-        .args(args)
-        .env("STERNA_LOG", "error")
-        .env_remove("STERNA_CONFIG")
-        .stdin(Stdio::null())
-        .output()
-        .expect("sterna runs")
-}
+use std::process::Output;
 
 fn json(out: &Output) -> Value {
     assert_eq!(

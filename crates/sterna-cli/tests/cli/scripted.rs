@@ -1,18 +1,8 @@
 //! Scripted runs: no terminal, answers from the command line, JSON out, exit codes.
 
 use crate::peers::DemoHttp;
-use crate::sterna;
+use crate::{run, sterna};
 use serde_json::Value;
-use std::process::{Command, Output, Stdio};
-
-fn run(args: &[&str]) -> Output {
-    Command::new(sterna())
-        .args(args)
-        .env("STERNA_LOG", "error")
-        .stdin(Stdio::null())
-        .output()
-        .expect("sterna runs")
-}
 
 fn text(b: &[u8]) -> String {
     String::from_utf8_lossy(b).into_owned()

@@ -4,9 +4,8 @@
 //! place).
 
 use crate::screen::{Screen, TALL, show};
-use crate::sterna;
+use crate::{run, sterna};
 use serde_json::Value;
-use std::process::{Command, Stdio};
 
 #[test]
 fn wire_shows_an_mrtr_call_round_by_round() {
@@ -70,15 +69,6 @@ fn wire_labels_2025_pushes_and_redacts_secrets() {
     assert!(screen.contains("\"api_token\":\"[redacted]\""), "{screen}");
     assert!(!screen.contains("tok-s3cret"), "{screen}");
     assert_eq!(s.exit_code(), 0);
-}
-
-fn run(args: &[&str]) -> std::process::Output {
-    Command::new(sterna())
-        .args(args)
-        .env("STERNA_LOG", "error")
-        .stdin(Stdio::null())
-        .output()
-        .expect("sterna runs")
 }
 
 #[test]
