@@ -47,14 +47,21 @@ pub(crate) async fn run<T: CallResult>(
         call = call.meta("io.modelcontextprotocol/logLevel", level.clone());
     }
     let tasked = AtomicBool::new(false);
+    let mut running = Some(Box::pin(rounds(conn, call, trace, &tasked)));
     let result = tokio::select! {
-        r = rounds(conn, call, trace, &tasked) => r,
-        () = interrupted() => Err(CliError::Interrupted(String::new())),
-    };
-    let result = match result {
-        Err(CliError::Interrupted(_)) => {
+        r = running.as_mut().expect("the call runs") => r,
+        () = interrupted() => {
+            // The bars go first, then the call (dropping it sends the cancellation, which
+            // `--wire` shows): nothing is drawn over what comes after.
             conn.notices.clear();
             conn.notices.done(&token);
+            running = None;
+            Err(CliError::Interrupted(String::new()))
+        }
+    };
+    drop(running);
+    let result = match result {
+        Err(CliError::Interrupted(_)) => {
             // Let the cancellation leave (a task's tasks/cancel, a 2025-11-25 HTTP
             // notifications/cancelled are sent in the background) before going on.
             tokio::select! {

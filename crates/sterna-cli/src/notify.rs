@@ -12,8 +12,8 @@ use std::sync::{Arc, mpsc};
 enum Event {
     Message(Vec<u8>),
     Done(String),
-    /// Every bar goes (a call was interrupted).
-    Clear,
+    /// Every bar goes (a call was interrupted); then the sender hears it.
+    Clear(mpsc::Sender<()>),
 }
 
 /// Where notifications go. Cheap to clone.
@@ -57,9 +57,13 @@ impl Notices {
         let _ = self.tx.send(Event::Done(token.to_owned()));
     }
 
-    /// Takes every bar and spinner down (a call was interrupted: no last status comes).
+    /// Takes every bar and spinner down (a call was interrupted: no last status comes),
+    /// and waits (a moment at most) until the drawing thread has.
     pub(crate) fn clear(&self) {
-        let _ = self.tx.send(Event::Clear);
+        let (ack, done) = mpsc::channel();
+        if self.tx.send(Event::Clear(ack)).is_ok() {
+            let _ = done.recv_timeout(std::time::Duration::from_millis(200));
+        }
     }
 }
 
@@ -84,11 +88,12 @@ fn draw(ui: Ui, rx: mpsc::Receiver<Event>, stale: Arc<AtomicBool>) {
                 finished.insert(token);
                 continue;
             }
-            Event::Clear => {
+            Event::Clear(ack) => {
                 for (_, bar) in bars.drain() {
                     bar.finish_and_clear();
                 }
                 let _ = ui.bars().clear();
+                let _ = ack.send(());
                 continue;
             }
             Event::Message(raw) => raw,
@@ -193,10 +198,12 @@ fn task(ui: &Ui, bars: &mut HashMap<String, ProgressBar>, p: &Value) {
             ProgressStyle::with_template("  {spinner} {msg} ({elapsed})")
                 .expect("a valid template"),
         );
-        bar.enable_steady_tick(std::time::Duration::from_millis(120));
+        // Into the bars first: ticking before would draw on stderr directly, a line
+        // nothing clears.
         ui.bars().add(bar)
     });
     bar.set_message(line);
+    bar.enable_steady_tick(std::time::Duration::from_millis(120));
 }
 
 fn log(ui: &Ui, p: &Value) {

@@ -92,6 +92,10 @@ fn ctrl_c_cancels_a_task_with_tasks_cancel() {
     let screen = s.wait_for("interrupted: the call was cancelled (tasks/cancel sent for its task)");
     show("Ctrl-C on a task", &screen);
     assert!(screen.contains("tasks/cancel task"), "{screen}");
+    assert!(
+        !screen.contains("(0s)"),
+        "no spinner is left behind:\n{screen}"
+    );
     assert_eq!(s.exit_code(), 130);
 }
 
