@@ -3,8 +3,9 @@
 
 use crate::exit::CliError;
 use serde_json::{Map, Value};
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::path::Path;
+use std::sync::{Arc, Mutex};
 
 /// One given answer, before it is typed.
 #[derive(Debug, Clone)]
@@ -32,6 +33,8 @@ pub(crate) struct Answers {
     sets: HashMap<String, String>,
     targeted: HashMap<(String, String), String>,
     file: Map<String, Value>,
+    /// The `--set` keys that answered something so far.
+    used: Arc<Mutex<HashSet<String>>>,
 }
 
 impl Answers {
@@ -71,7 +74,7 @@ impl Answers {
     pub(crate) fn verdict(&self, key: &str) -> Option<Verdict> {
         let text = match self.file.get(key) {
             Some(Value::String(s)) => Some(s.as_str()),
-            _ => self.sets.get(key).map(String::as_str),
+            _ => self.set(key),
         };
         match text? {
             "accept" => Some(Verdict::Accept),
@@ -90,13 +93,49 @@ impl Answers {
         if let Some(v) = self.file.get(key).and_then(|q| q.get(field)) {
             return Some(Given::Json(v.clone()));
         }
-        if let Some(v) = self.sets.get(field) {
-            return Some(Given::Text(v.clone()));
+        if let Some(v) = self.set(field) {
+            return Some(Given::Text(v.to_owned()));
         }
         match self.file.get(field) {
             Some(v) if !v.is_object() => Some(Given::Json(v.clone())),
             _ => None,
         }
+    }
+
+    /// `--set KEY=VALUE`, marked as used.
+    fn set(&self, key: &str) -> Option<&str> {
+        let v = self.sets.get(key)?;
+        self.used
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .insert(key.to_owned());
+        Some(v)
+    }
+
+    /// The `--set FIELD=…` keys that answered nothing so far, sorted.
+    pub(crate) fn unused(&self) -> Vec<String> {
+        let used = self.used.lock().unwrap_or_else(|p| p.into_inner());
+        let mut out: Vec<String> = self
+            .sets
+            .keys()
+            .filter(|k| !used.contains(*k))
+            .cloned()
+            .collect();
+        out.sort();
+        out
+    }
+
+    /// `--set KEY.FIELD=…` for question `key` must name one of its `fields`.
+    pub(crate) fn check_targeted(&self, key: &str, fields: &[&str]) -> Result<(), CliError> {
+        for (q, f) in self.targeted.keys() {
+            if q == key && !fields.contains(&f.as_str()) {
+                return Err(CliError::Usage(format!(
+                    "--set {q}.{f}: question `{q}` has no field `{f}` (its fields: {})",
+                    fields.join(", ")
+                )));
+            }
+        }
+        Ok(())
     }
 
     /// A whole answer given for question `key` as an object (a sampling result).
@@ -126,5 +165,8 @@ mod tests {
         assert_eq!(a.verdict("other"), Some(Verdict::Decline));
         assert_eq!(a.verdict("pick"), None);
         assert!(Answers::parse(&["nope".into()], None).is_err());
+        let a = Answers::parse(&["regoin=x".into(), "age=3".into()], None).unwrap();
+        assert!(a.field("q", "age").is_some());
+        assert_eq!(a.unused(), ["regoin"]);
     }
 }

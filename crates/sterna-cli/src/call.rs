@@ -14,27 +14,15 @@ use sterna::client::Call;
 
 /// The target, tool and arguments from the positional words.
 fn split(args: &CallArgs) -> Result<(Target, String, Option<String>), CliError> {
-    let p = &args.positional;
-    let usage = |m: &str| {
-        CliError::Usage(format!(
-            "{m} (sterna call URL TOOL [ARGS_JSON], or sterna call TOOL [ARGS_JSON] -- COMMAND)"
-        ))
-    };
-    if !args.command.is_empty() {
-        return match p.as_slice() {
-            [tool] => Ok((Target::Stdio(args.command.clone()), tool.clone(), None)),
-            [tool, json] => Ok((
-                Target::Stdio(args.command.clone()),
-                tool.clone(),
-                Some(json.clone()),
-            )),
-            _ => Err(usage("with -- COMMAND, give TOOL [ARGS_JSON] only")),
-        };
-    }
-    match p.as_slice() {
-        [url, tool] => Ok((Target::Http(url.clone()), tool.clone(), None)),
-        [url, tool, json] => Ok((Target::Http(url.clone()), tool.clone(), Some(json.clone()))),
-        _ => Err(usage("expected a URL and a TOOL")),
+    let (target, rest) = target::resolve(&args.positional, &args.command, &args.client)?;
+    match rest.as_slice() {
+        [tool] => Ok((target, tool.clone(), None)),
+        [tool, json] => Ok((target, tool.clone(), Some(json.clone()))),
+        _ => Err(CliError::Usage(
+            "expected TOOL [ARGS_JSON] after the server (sterna call URL TOOL [ARGS_JSON], \
+             sterna call TOOL [ARGS_JSON] -- COMMAND, or sterna call --server NAME TOOL [ARGS_JSON])"
+                .into(),
+        )),
     }
 }
 
@@ -62,10 +50,9 @@ pub(crate) async fn run(args: CallArgs) -> Result<ExitCode, CliError> {
             let (k, v) = a
                 .split_once('=')
                 .ok_or_else(|| CliError::Usage(format!("--arg {a}: expected NAME=VALUE")))?;
-            arguments.insert(
-                k.to_owned(),
-                crate::widgets::args::typed(schema.as_ref(), k, v),
-            );
+            let value = crate::widgets::args::typed(schema.as_ref(), k, v)
+                .map_err(|e| CliError::Usage(format!("--arg {k}: {e}")))?;
+            arguments.insert(k.to_owned(), value);
         }
         if let (true, Some(schema)) = (ask_args, schema)
             && !crate::widgets::args::properties(&schema).is_empty()
@@ -81,6 +68,7 @@ pub(crate) async fn run(args: CallArgs) -> Result<ExitCode, CliError> {
     let result = drive::run(&conn, call, Trace::Rounds).await;
     conn.client.close().await;
     let result = result?;
+    conn.answerer.warn_unused_sets();
     if args.json {
         println!("{}", render::json(&result));
     } else {

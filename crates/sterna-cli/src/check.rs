@@ -20,12 +20,18 @@ pub(crate) fn options(o: &EnumOptions) -> Vec<(String, String)> {
     }
 }
 
-/// The option `text` names, by value or (ignoring case) by title.
+/// The option `text` names, by value or (ignoring case) by title — as the server wrote it
+/// or as it is displayed (without a final period).
 fn option(o: &EnumOptions, text: &str) -> Result<String, String> {
     let all = options(o);
+    let text = text.trim();
     all.iter()
         .find(|(v, _)| v == text)
-        .or_else(|| all.iter().find(|(_, l)| l.eq_ignore_ascii_case(text)))
+        .or_else(|| {
+            all.iter().find(|(_, l)| {
+                l.eq_ignore_ascii_case(text) || l.trim_end_matches('.').eq_ignore_ascii_case(text)
+            })
+        })
         .map(|(v, _)| v.clone())
         .ok_or_else(|| {
             let names: Vec<&str> = all.iter().map(|(v, _)| v.as_str()).collect();
@@ -187,6 +193,16 @@ mod tests {
         let tags = field(json!({"type": "array", "items": {"anyOf": [
             {"const": "a", "title": "Alpha"}, {"const": "b", "title": "Beta"}]}}));
         assert_eq!(parse_text(&tags, "a, beta").unwrap(), json!(["a", "b"]));
+        let region = field(json!({"type": "string", "oneOf": [
+            {"const": "eu-west-1", "title": "Europe (Ireland)."}]}));
+        assert_eq!(
+            parse_text(&region, "Europe (Ireland)").unwrap(),
+            json!("eu-west-1")
+        );
+        assert_eq!(
+            parse_text(&region, "europe (ireland).").unwrap(),
+            json!("eu-west-1")
+        );
         assert!(parse_text(&tags, "c").unwrap_err().contains("not one of"));
         let email = field(json!({"type": "string", "format": "email"}));
         assert!(parse_text(&email, "nope").unwrap_err().contains("email"));

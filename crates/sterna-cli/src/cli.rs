@@ -9,9 +9,16 @@ use std::path::PathBuf;
 #[derive(Debug, Parser)]
 #[command(name = "sterna", version, propagate_version = true)]
 #[command(
-    after_help = "Exit codes: 0 ok · 1 the tool returned an error result · 2 usage error · \
+    after_help = "Exit codes: 0 ok · 1 the tool returned an error result (replay: an answer \
+differs from the recording) · 2 usage error · \
 3 a question could not be answered (not a terminal, and no --set/--answers for it) · \
-4 protocol, transport or server error · 5 refused locally (sampling)"
+4 protocol, transport or server error · 5 refused locally (sampling) · 130 interrupted (Ctrl-C)
+
+Environment: STERNA_LOG sets what sterna logs on stderr, as tracing directives (default \
+`warn`; `info`, `debug`, `sterna_client=debug`, `sterna::wire=trace` for the raw messages). \
+STERNA_CONFIG names the server config file for --server (default ./.mcp.json, then \
+~/.config/sterna/mcp.json). STERNA_TOKEN_FILE: see --token-file. SSL_CERT_FILE (or \
+SSL_CERT_DIR): the CA certificates (PEM) that HTTPS trusts, instead of the system's."
 )]
 pub(crate) struct Cli {
     #[command(subcommand)]
@@ -24,15 +31,44 @@ pub(crate) enum Command {
     /// Open an interactive session with a server: list, describe and call tools, get
     /// prompts, read resources, listen for changes.
     #[command(
-        override_usage = "sterna connect [OPTIONS] <URL>\n       sterna connect [OPTIONS] -- <COMMAND> [ARGS]..."
+        override_usage = "sterna connect [OPTIONS] <URL>\n       sterna connect [OPTIONS] -- <COMMAND> [ARGS]...\n       sterna connect [OPTIONS] --server <NAME>"
     )]
     Connect(ConnectArgs),
     /// Call one tool and print its result; questions are answered from --set/--answers,
     /// else asked in the terminal.
     #[command(
-        override_usage = "sterna call [OPTIONS] <URL> <TOOL> [ARGS_JSON]\n       sterna call [OPTIONS] <TOOL> [ARGS_JSON] -- <COMMAND> [ARGS]..."
+        override_usage = "sterna call [OPTIONS] <URL> <TOOL> [ARGS_JSON]\n       sterna call [OPTIONS] <TOOL> [ARGS_JSON] -- <COMMAND> [ARGS]...\n       sterna call [OPTIONS] --server <NAME> <TOOL> [ARGS_JSON]"
     )]
     Call(CallArgs),
+    /// List the server's tools (with --json: `{"tools": [...]}`, full schemas).
+    #[command(override_usage = ONE_SHOT_USAGE)]
+    Tools(OneShotArgs),
+    /// List the server's prompts (with --json: `{"prompts": [...]}`).
+    #[command(override_usage = ONE_SHOT_USAGE)]
+    Prompts(OneShotArgs),
+    /// List the server's resources (with --json: `{"resources": [...]}`).
+    #[command(override_usage = ONE_SHOT_USAGE)]
+    Resources(OneShotArgs),
+    /// List the server's resource templates (with --json: `{"resourceTemplates": [...]}`).
+    #[command(override_usage = ONE_SHOT_USAGE)]
+    Templates(OneShotArgs),
+    /// Read one resource and print its contents.
+    #[command(
+        override_usage = "sterna read [OPTIONS] <URL> <URI>\n       sterna read [OPTIONS] <URI> -- <COMMAND> [ARGS]...\n       sterna read [OPTIONS] --server <NAME> <URI>"
+    )]
+    Read(OneShotArgs),
+    /// Get one prompt and print its messages; arguments as ARGS_JSON or -a NAME=VALUE.
+    #[command(
+        override_usage = "sterna get [OPTIONS] <URL> <PROMPT> [ARGS_JSON]\n       sterna get [OPTIONS] <PROMPT> [ARGS_JSON] -- <COMMAND> [ARGS]...\n       sterna get [OPTIONS] --server <NAME> <PROMPT> [ARGS_JSON]"
+    )]
+    Get(OneShotArgs),
+    /// Send a session recorded with --record to a server again (the client's messages, in
+    /// order; what the server issues, requestState and task ids, follows the live answers)
+    /// and compare the answers with the recording.
+    #[command(
+        override_usage = "sterna replay [OPTIONS] <FILE> [URL]\n       sterna replay [OPTIONS] <FILE> -- <COMMAND> [ARGS]..."
+    )]
+    Replay(ReplayArgs),
     /// Start the demo server and complete provision_database through a real MRTR round
     /// trip, asking the region with an arrow-key select.
     Demo(DemoArgs),
@@ -47,9 +83,30 @@ pub(crate) enum Command {
     },
 }
 
+const ONE_SHOT_USAGE: &str = "sterna <tools|prompts|resources|templates> [OPTIONS] <URL>\n       sterna <tools|prompts|resources|templates> [OPTIONS] -- <COMMAND> [ARGS]...\n       sterna <tools|prompts|resources|templates> [OPTIONS] --server <NAME>";
+
 /// Options of every command that talks to a server.
 #[derive(Debug, Clone, Args)]
 pub(crate) struct ClientOpts {
+    /// The server named NAME in the config file (`mcpServers`, as MCP hosts and the
+    /// Inspector write it: `command`/`args`/`env`, or `url`/`headers`).
+    #[arg(long, value_name = "NAME")]
+    pub(crate) server: Option<String>,
+    /// The config file for --server (default: $STERNA_CONFIG, else ./.mcp.json, else
+    /// ~/.config/sterna/mcp.json).
+    #[arg(long, value_name = "FILE", env = "STERNA_CONFIG")]
+    pub(crate) config: Option<PathBuf>,
+    /// An environment variable for a server started with -- COMMAND; repeatable.
+    #[arg(long = "env", short = 'e', value_name = "KEY=VALUE")]
+    pub(crate) envs: Vec<String>,
+    /// Print every JSON-RPC message on stderr as it is sent (→) or received (←), with
+    /// timings, MRTR rounds and pushed requests labelled, secrets redacted.
+    #[arg(long)]
+    pub(crate) wire: bool,
+    /// Write every JSON-RPC message to FILE as JSON Lines (secrets redacted), for
+    /// `sterna replay` or a bug report.
+    #[arg(long, value_name = "FILE")]
+    pub(crate) record: Option<PathBuf>,
     /// A directory to expose as a root (file:// URI); repeatable. Default: the current
     /// directory.
     #[arg(long = "root", value_name = "DIR")]
@@ -91,7 +148,7 @@ pub(crate) struct ClientOpts {
 #[derive(Debug, Args)]
 pub(crate) struct ConnectArgs {
     /// The server's Streamable HTTP endpoint (http://host:port/mcp).
-    #[arg(value_name = "URL", required_unless_present = "command")]
+    #[arg(value_name = "URL")]
     pub(crate) url: Option<String>,
     /// A server to start as a child process and speak to over its stdio.
     #[arg(last = true, value_name = "COMMAND")]
@@ -132,6 +189,49 @@ pub(crate) struct CallArgs {
     pub(crate) json: bool,
     #[command(flatten)]
     pub(crate) client: ClientOpts,
+}
+
+/// `sterna tools|prompts|resources|templates|read|get`.
+#[derive(Debug, Args)]
+pub(crate) struct OneShotArgs {
+    /// [URL] then what the command needs (URI; PROMPT [ARGS_JSON]).
+    #[arg(value_name = "URL|ARGS", num_args = 0..=3)]
+    pub(crate) positional: Vec<String>,
+    /// A server to start as a child process and speak to over its stdio.
+    #[arg(last = true, value_name = "COMMAND")]
+    pub(crate) command: Vec<String>,
+    /// A prompt argument (`get`); repeatable.
+    #[arg(long = "arg", short = 'a', value_name = "NAME=VALUE")]
+    pub(crate) args: Vec<String>,
+    /// Print the result as JSON on stdout (and nothing else there).
+    #[arg(long)]
+    pub(crate) json: bool,
+    #[command(flatten)]
+    pub(crate) client: ClientOpts,
+}
+
+/// `sterna replay`.
+#[derive(Debug, Args)]
+pub(crate) struct ReplayArgs {
+    /// The recording (from --record), then the server's URL unless it is -- COMMAND or
+    /// the recording's own target.
+    #[arg(value_name = "FILE", num_args = 1..=2, required = true)]
+    pub(crate) positional: Vec<String>,
+    /// A server to start as a child process and speak to over its stdio.
+    #[arg(last = true, value_name = "COMMAND")]
+    pub(crate) command: Vec<String>,
+    /// How long to wait for each answer the recording had, in seconds.
+    #[arg(long, value_name = "SECONDS", default_value = "30")]
+    pub(crate) wait: u64,
+    /// Print only the summary, not every message.
+    #[arg(long)]
+    pub(crate) quiet: bool,
+    /// An environment variable for a server started with -- COMMAND; repeatable.
+    #[arg(long = "env", short = 'e', value_name = "KEY=VALUE")]
+    pub(crate) envs: Vec<String>,
+    /// An HTTP header for every request; repeatable.
+    #[arg(long = "header", short = 'H', value_name = "NAME: VALUE")]
+    pub(crate) headers: Vec<String>,
 }
 
 /// `sterna demo`.

@@ -47,12 +47,17 @@ pub(crate) async fn run(args: DemoArgs) -> Result<ExitCode, CliError> {
         let (child, url) = http_server(&exe).await?;
         println!("sterna demo: MCP 2026-07-28 over Streamable HTTP at {url}\n");
         server = Some(child);
-        Target::Http(url)
+        Target::http(&url)
     } else {
         println!("sterna demo: MCP 2026-07-28 over stdio (the server is a child process)\n");
-        Target::Stdio(vec![exe.to_string_lossy().into_owned(), "serve".into()])
+        Target::stdio(vec![exe.to_string_lossy().into_owned(), "serve".into()])
     };
     let opts = ClientOpts {
+        server: None,
+        config: None,
+        envs: Vec::new(),
+        wire: false,
+        record: None,
         roots: Vec::new(),
         sampling_cmd: None,
         log_level: "info".into(),
@@ -84,7 +89,11 @@ pub(crate) async fn run(args: DemoArgs) -> Result<ExitCode, CliError> {
         }
         other => other,
     })?;
-    println!("← complete: {}", result.text_content());
+    if result.is_error == Some(true) {
+        println!("← complete, an error result: {}", result.text_content());
+    } else {
+        println!("← complete: {}", result.text_content());
+    }
     Ok(if result.is_error == Some(true) {
         ExitCode::from(1)
     } else {

@@ -1,8 +1,8 @@
 //! The demo server: `provision_database` (asks a region: an arrow-key select), `sign_up`
 //! (a form of several field types, in declaration order), `deploy` (progress and log
 //! messages), `redeem_voucher` (single-use: asks a confirmation, runs at most once per
-//! state even when its final leg is replayed), `echo`; a prompt, a resource and a
-//! resource template.
+//! state even when its final leg is replayed), `echo`, `archive_logs` and `reindex` (tasks);
+//! a prompt, a resource and a resource template.
 
 use schemars::JsonSchema;
 use serde::Deserialize;
@@ -205,6 +205,26 @@ fn archive_tool() -> sterna::server::ToolDef {
         })
 }
 
+/// The arguments of `reindex`.
+#[derive(Debug, Deserialize, JsonSchema)]
+pub(crate) struct ReindexArgs {
+    /// How long it takes, in seconds (1–600, default 10).
+    pub(crate) seconds: Option<u64>,
+}
+
+/// A long job without questions: a task for clients that declare the extension (to try
+/// following and cancelling one), a plain call otherwise.
+fn reindex_tool() -> sterna::server::ToolDef {
+    Tool::new("reindex")
+        .description("Rebuilds the search index; a long task (to try Ctrl-C: tasks/cancel)")
+        .task(TaskSupport::Optional)
+        .handler(|_ctx: Context, a: ReindexArgs| async move {
+            let seconds = a.seconds.unwrap_or(10).clamp(1, 600);
+            tokio::time::sleep(Duration::from_secs(seconds)).await;
+            format!("Reindexed in {seconds} s")
+        })
+}
+
 fn deploy_tool() -> sterna::server::ToolDef {
     Tool::new("deploy")
         .description("Pretends to deploy: reports progress and log messages")
@@ -261,6 +281,7 @@ pub(crate) fn tools<K>(builder: ServerBuilder<K>) -> ServerBuilder<K> {
         )
         .tool(deploy_tool())
         .tool(archive_tool())
+        .tool(reindex_tool())
         .prompt(
             Prompt::new("greet")
                 .description("A greeting for someone")

@@ -17,6 +17,8 @@ pub(crate) enum CliError {
     Local(String),
     /// The user or the sampling command refused a request (exit 5).
     Refused(String),
+    /// Ctrl-C stopped the call (exit 130); says how the server was told.
+    Interrupted(String),
 }
 
 /// The question that could not be answered.
@@ -40,6 +42,7 @@ impl CliError {
             Self::Unanswered(_) => 3,
             Self::Client(ClientError::Refused(_)) | Self::Refused(_) => 5,
             Self::Client(_) | Self::Local(_) => 4,
+            Self::Interrupted(_) => 130,
         })
     }
 }
@@ -55,9 +58,10 @@ impl fmt::Display for CliError {
                 }
                 write!(f, "; not a terminal, so nothing can be asked. {}", u.hint)
             }
-            Self::Client(e) => write!(f, "{e}"),
+            Self::Client(e) => f.write_str(&crate::explain::client(e)),
             Self::Local(m) => f.write_str(m),
             Self::Refused(m) => write!(f, "refused: {m}"),
+            Self::Interrupted(how) => write!(f, "interrupted: {how}"),
         }
     }
 }

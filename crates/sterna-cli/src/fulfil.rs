@@ -143,6 +143,8 @@ impl Answerer {
             _ => {}
         }
         let schema = &form.requested_schema;
+        let fields: Vec<&str> = schema.properties.iter().map(|(k, _)| k.as_str()).collect();
+        self.inner.answers.check_targeted(key, &fields)?;
         let mut given = Map::new();
         for (name, field) in &schema.properties {
             let typed = match self.inner.answers.field(key, name) {
@@ -165,10 +167,25 @@ impl Answerer {
             }
             return Ok(ElicitResult::accept(given));
         };
+        let unused = self.inner.answers.unused();
+        if let Some(typo) = unused.iter().find(|k| near(k, &missing)) {
+            return Err(CliError::Usage(format!(
+                "--set {typo}=…: question `{key}` has no field `{typo}` (its fields: {}); did you \
+                 mean `{missing}`?",
+                fields.join(", ")
+            )));
+        }
         if !self.inner.ui.interactive() {
-            let hint = format!(
+            let mut hint = format!(
                 "Give it with --set {missing}=VALUE (or --set {key}.{missing}=VALUE, or --answers FILE), or --set {key}=decline."
             );
+            if !unused.is_empty() {
+                hint.push_str(&format!(
+                    " (--set {} matched no field; this question's fields: {})",
+                    unused.join(", "),
+                    fields.join(", ")
+                ));
+            }
             return Err(unanswered(key, &form.message, Some(missing), hint));
         }
         let (server, form) = (self.server(), form.clone());
@@ -214,6 +231,39 @@ impl Answerer {
             ))),
         }
     }
+}
+
+impl Answerer {
+    /// After a call: a warning for each `--set FIELD=…` that no question asked for.
+    pub(crate) fn warn_unused_sets(&self) {
+        for k in self.inner.answers.unused() {
+            self.inner.ui.note(format!(
+                "warning: --set {k}=… answered nothing: no question had a field `{k}`"
+            ));
+        }
+    }
+}
+
+/// Whether `a` looks like a typo of `b`: the same ignoring case, or at most two edits
+/// apart (and not shorter than three letters).
+fn near(a: &str, b: &str) -> bool {
+    if a.eq_ignore_ascii_case(b) {
+        return true;
+    }
+    if a.len() < 3 || b.len() < 3 {
+        return false;
+    }
+    let (a, b): (Vec<char>, Vec<char>) = (a.chars().collect(), b.chars().collect());
+    let mut prev: Vec<usize> = (0..=b.len()).collect();
+    for (i, ca) in a.iter().enumerate() {
+        let mut cur = vec![i + 1];
+        for (j, cb) in b.iter().enumerate() {
+            let sub = prev[j] + usize::from(ca != cb);
+            cur.push(sub.min(prev[j + 1] + 1).min(cur[j] + 1));
+        }
+        prev = cur;
+    }
+    prev[b.len()] <= 2
 }
 
 fn verdict(v: Verdict) -> ElicitResult {

@@ -3,20 +3,27 @@
 //!
 //! Exit codes: 0 ok, 1 the tool returned an error result, 2 usage error, 3 a question
 //! could not be answered (no terminal, nothing given), 4 protocol, transport or server
-//! error, 5 refused locally. See `crates/sterna-cli/README.md`.
+//! error, 5 refused locally, 130 interrupted. See `crates/sterna-cli/README.md`.
 
 mod answers;
 mod call;
 mod check;
 mod cli;
+mod config;
 mod demo_client;
 mod demo_server;
 mod drive;
 mod exit;
+mod explain;
 mod fulfil;
+mod logs;
 mod notify;
 mod oauth;
+mod oneshot;
+mod redact;
 mod render;
+mod replay;
+mod replay_io;
 mod roots;
 mod sampling_cmd;
 mod serve;
@@ -24,6 +31,7 @@ mod session;
 mod target;
 mod ui;
 mod widgets;
+mod wire;
 
 use clap::{CommandFactory, Parser};
 use cli::{Cli, Command};
@@ -31,21 +39,17 @@ use exit::CliError;
 use std::process::ExitCode;
 use sterna::server::state::StateKeys;
 
-fn init_logs() {
-    tracing_subscriber::fmt()
-        .with_writer(std::io::stderr)
-        .with_ansi(std::io::IsTerminal::is_terminal(&std::io::stderr()))
-        .with_env_filter(
-            tracing_subscriber::EnvFilter::try_from_env("STERNA_LOG")
-                .unwrap_or_else(|_| "warn".into()),
-        )
-        .init();
-}
-
 async fn dispatch(command: Command) -> Result<ExitCode, CliError> {
     match command {
         Command::Connect(a) => session::run(a).await,
         Command::Call(a) => call::run(a).await,
+        Command::Tools(a) => oneshot::list(oneshot::List::Tools, a).await,
+        Command::Prompts(a) => oneshot::list(oneshot::List::Prompts, a).await,
+        Command::Resources(a) => oneshot::list(oneshot::List::Resources, a).await,
+        Command::Templates(a) => oneshot::list(oneshot::List::Templates, a).await,
+        Command::Read(a) => oneshot::read(a).await,
+        Command::Get(a) => oneshot::get(a).await,
+        Command::Replay(a) => replay::run(a).await,
         Command::Demo(a) => demo_client::run(a).await,
         Command::Serve(a) => serve::run(a).await.map(|()| ExitCode::SUCCESS),
         Command::Keygen => {
@@ -61,7 +65,10 @@ async fn dispatch(command: Command) -> Result<ExitCode, CliError> {
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
-    init_logs();
+    // The demo server on stdio talks to a client that shows its stderr: it logs errors
+    // only, unless STERNA_LOG says otherwise.
+    let quiet = matches!(&cli.command, Command::Serve(a) if a.http.is_none());
+    logs::init(wire::global().clone(), if quiet { "error" } else { "warn" });
     let runtime = match tokio::runtime::Runtime::new() {
         Ok(r) => r,
         Err(e) => {

@@ -5,13 +5,15 @@
 use crate::ui::Ui;
 use indicatif::{ProgressBar, ProgressStyle};
 use serde_json::Value;
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, mpsc};
 
 enum Event {
     Message(Vec<u8>),
     Done(String),
+    /// Every bar goes (a call was interrupted); then the sender hears it.
+    Clear(mpsc::Sender<()>),
 }
 
 /// Where notifications go. Cheap to clone.
@@ -49,9 +51,19 @@ impl Notices {
         }
     }
 
-    /// The call with this progress token is over: its bar goes.
+    /// The call with this progress token is over: its bar goes, and progress that still
+    /// arrives for it is not drawn.
     pub(crate) fn done(&self, token: &str) {
         let _ = self.tx.send(Event::Done(token.to_owned()));
+    }
+
+    /// Takes every bar and spinner down (a call was interrupted: no last status comes),
+    /// and waits (a moment at most) until the drawing thread has.
+    pub(crate) fn clear(&self) {
+        let (ack, done) = mpsc::channel();
+        if self.tx.send(Event::Clear(ack)).is_ok() {
+            let _ = done.recv_timeout(std::time::Duration::from_millis(200));
+        }
     }
 }
 
@@ -64,6 +76,7 @@ fn token_key(v: &Value) -> String {
 
 fn draw(ui: Ui, rx: mpsc::Receiver<Event>, stale: Arc<AtomicBool>) {
     let mut bars: HashMap<String, ProgressBar> = HashMap::new();
+    let mut finished: HashSet<String> = HashSet::new();
     while let Ok(event) = rx.recv() {
         let raw = match event {
             Event::Done(token) => {
@@ -72,6 +85,15 @@ fn draw(ui: Ui, rx: mpsc::Receiver<Event>, stale: Arc<AtomicBool>) {
                     bar.finish_and_clear();
                     ui.note(line.trim_end());
                 }
+                finished.insert(token);
+                continue;
+            }
+            Event::Clear(ack) => {
+                for (_, bar) in bars.drain() {
+                    bar.finish_and_clear();
+                }
+                let _ = ui.bars().clear();
+                let _ = ack.send(());
                 continue;
             }
             Event::Message(raw) => raw,
@@ -82,7 +104,12 @@ fn draw(ui: Ui, rx: mpsc::Receiver<Event>, stale: Arc<AtomicBool>) {
         let method = msg.get("method").and_then(Value::as_str).unwrap_or("");
         let params = msg.get("params").cloned().unwrap_or(Value::Null);
         match method {
-            "notifications/progress" => progress(&ui, &mut bars, &params),
+            "notifications/progress" => {
+                let token = params.get("progressToken").map(token_key);
+                if !token.is_some_and(|t| finished.contains(&t)) {
+                    progress(&ui, &mut bars, &params);
+                }
+            }
             "notifications/message" => log(&ui, &params),
             "notifications/subscriptions/acknowledged" => {
                 ui.note(format!(
@@ -171,10 +198,12 @@ fn task(ui: &Ui, bars: &mut HashMap<String, ProgressBar>, p: &Value) {
             ProgressStyle::with_template("  {spinner} {msg} ({elapsed})")
                 .expect("a valid template"),
         );
-        bar.enable_steady_tick(std::time::Duration::from_millis(120));
+        // Into the bars first: ticking before would draw on stderr directly, a line
+        // nothing clears.
         ui.bars().add(bar)
     });
     bar.set_message(line);
+    bar.enable_steady_tick(std::time::Duration::from_millis(120));
 }
 
 fn log(ui: &Ui, p: &Value) {

@@ -18,20 +18,102 @@ use sterna::types::sampling::CreateMessageRequestParams;
 /// Where the server is.
 #[derive(Debug, Clone)]
 pub(crate) enum Target {
-    /// A Streamable HTTP endpoint.
-    Http(String),
-    /// A command to start, spoken to over its stdio.
-    Stdio(Vec<String>),
+    /// A Streamable HTTP endpoint, and headers for every request (from the config file).
+    Http {
+        url: String,
+        headers: Vec<(String, String)>,
+    },
+    /// A command to start, spoken to over its stdio, with environment variables.
+    Stdio {
+        command: Vec<String>,
+        env: Vec<(String, String)>,
+        cwd: Option<std::path::PathBuf>,
+    },
 }
 
 impl Target {
+    /// A Streamable HTTP endpoint.
+    pub(crate) fn http(url: &str) -> Self {
+        Self::Http {
+            url: url.to_owned(),
+            headers: Vec::new(),
+        }
+    }
+
+    /// A command on stdio.
+    pub(crate) fn stdio(command: Vec<String>) -> Self {
+        Self::Stdio {
+            command,
+            env: Vec::new(),
+            cwd: None,
+        }
+    }
+
     /// How to name it to the user.
     pub(crate) fn label(&self) -> String {
         match self {
-            Self::Http(url) => url.clone(),
-            Self::Stdio(cmd) => cmd.join(" "),
+            Self::Http { url, .. } => url.clone(),
+            Self::Stdio { command, .. } => command.join(" "),
         }
     }
+}
+
+/// `--env KEY=VALUE`.
+pub(crate) fn env_var(kv: &str) -> Result<(String, String), CliError> {
+    kv.split_once('=')
+        .map(|(k, v)| (k.to_owned(), v.to_owned()))
+        .ok_or_else(|| CliError::Usage(format!("--env {kv}: expected KEY=VALUE")))
+}
+
+/// `--header 'NAME: VALUE'`.
+pub(crate) fn header(h: &str) -> Result<(&str, &str), CliError> {
+    h.split_once(':')
+        .map(|(n, v)| (n.trim(), v.trim()))
+        .ok_or_else(|| CliError::Usage(format!("--header {h:?}: expected NAME: VALUE")))
+}
+
+/// The target (`--server NAME`, `-- COMMAND`, or a URL as the first word) and the words
+/// left for the command. `--env` is added to a stdio target.
+pub(crate) fn resolve(
+    positional: &[String],
+    command: &[String],
+    opts: &ClientOpts,
+) -> Result<(Target, Vec<String>), CliError> {
+    let (mut target, rest) = match (&opts.server, command.is_empty(), positional.split_first()) {
+        (Some(_), false, _) => {
+            return Err(CliError::Usage(
+                "give --server NAME or -- COMMAND, not both".into(),
+            ));
+        }
+        (Some(name), true, _) => (
+            crate::config::lookup(opts.config.as_deref(), name)?,
+            positional.to_vec(),
+        ),
+        (None, false, _) => (Target::stdio(command.to_vec()), positional.to_vec()),
+        (None, true, Some((url, rest))) if url.contains("://") => {
+            (Target::http(url), rest.to_vec())
+        }
+        (None, true, first) => {
+            return Err(CliError::Usage(format!(
+                "where is the server? Give its URL (http://HOST:PORT/mcp), -- COMMAND [ARGS] to \
+                 start it on stdio, or --server NAME from a config file{}",
+                first.map_or(String::new(), |(w, _)| format!(" ({w:?} is not a URL)"))
+            )));
+        }
+    };
+    for kv in &opts.envs {
+        let (k, v) = env_var(kv)?;
+        match &mut target {
+            Target::Stdio { env, .. } => env.push((k, v)),
+            Target::Http { .. } => {
+                return Err(CliError::Usage(
+                    "--env is for a server started with -- COMMAND (HTTP servers take --header)"
+                        .into(),
+                ));
+            }
+        }
+    }
+    Ok((target, rest))
 }
 
 /// A connected client and everything that answers and shows for it.
@@ -43,6 +125,8 @@ pub(crate) struct Conn {
     pub(crate) ui: Ui,
     /// `io.modelcontextprotocol/logLevel` for every call (`None`: no log messages).
     pub(crate) log_level: Option<String>,
+    /// Where the server is.
+    pub(crate) target: Target,
 }
 
 /// Registers the handlers; they decide the capabilities declared (sampling only when it
@@ -94,15 +178,19 @@ fn open(
     ui: &Ui,
 ) -> Result<Client, CliError> {
     match target {
-        Target::Http(url) => {
+        Target::Http { url, headers } => {
             let mut t = HttpTransport::builder(url);
-            for h in &opts.headers {
-                let (n, v) = h.split_once(':').ok_or_else(|| {
-                    CliError::Usage(format!("--header {h:?}: expected NAME: VALUE"))
-                })?;
-                t = t.header(n.trim(), v.trim());
+            for (n, v) in headers {
+                t = t.header(n, v);
             }
-            if let Some(oauth) = crate::oauth::for_http(opts, ui)? {
+            for h in &opts.headers {
+                let (n, v) = header(h)?;
+                t = t.header(n, v);
+            }
+            let fixed_token = headers
+                .iter()
+                .any(|(n, _)| n.eq_ignore_ascii_case("authorization"));
+            if !fixed_token && let Some(oauth) = crate::oauth::for_http(opts, ui)? {
                 t = t.oauth(oauth);
             }
             let t = t
@@ -110,12 +198,19 @@ fn open(
                 .map_err(|e| CliError::Usage(format!("{url}: {e}")))?;
             Ok(builder.build(t))
         }
-        Target::Stdio(cmd) => {
+        Target::Stdio {
+            command: cmd,
+            env,
+            cwd,
+        } => {
             let (program, args) = cmd
                 .split_first()
                 .ok_or_else(|| CliError::Usage("-- needs a command".into()))?;
             let mut command = tokio::process::Command::new(program);
-            command.args(args);
+            command.args(args).envs(env.iter().map(|(k, v)| (k, v)));
+            if let Some(dir) = cwd {
+                command.current_dir(dir);
+            }
             builder.spawn_stdio(command).map_err(|e| {
                 CliError::Client(ClientError::Transport(TransportError::Io(
                     std::io::Error::new(e.kind(), format!("cannot start {program}: {e}")),
@@ -131,7 +226,16 @@ pub(crate) fn connect(
     opts: &ClientOpts,
     answers: Answers,
 ) -> Result<Conn, CliError> {
+    crate::explain::set_target(target);
     let ui = Ui::new(opts.no_input);
+    if let Some(path) = &opts.record {
+        crate::wire::global()
+            .record_to(path, &target.label())
+            .map_err(|e| CliError::Usage(format!("--record {}: {e}", path.display())))?;
+    }
+    if opts.wire {
+        crate::wire::global().set_shown(true);
+    }
     let roots = crate::roots::roots(&opts.roots)?;
     let answerer = Answerer::new(
         ui.clone(),
@@ -158,5 +262,6 @@ pub(crate) fn connect(
         notices,
         ui,
         log_level,
+        target: target.clone(),
     })
 }

@@ -3,7 +3,19 @@
 use indicatif::{MultiProgress, ProgressDrawTarget};
 use std::io::IsTerminal;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, OnceLock};
+
+/// The terminal UI of this process, once a command made one (lines from logs and the wire
+/// go through it, above the progress bars).
+static CURRENT: OnceLock<Ui> = OnceLock::new();
+
+/// Prints a line on stderr, above the progress bars when there are some.
+pub(crate) fn note_line(line: &str) {
+    match CURRENT.get() {
+        Some(ui) => ui.note(line),
+        None => eprintln!("{line}"),
+    }
+}
 
 /// Shared by every part that writes to the terminal. Cheap to clone.
 #[derive(Clone)]
@@ -34,14 +46,16 @@ impl Ui {
         let interactive =
             !no_input && std::io::stdin().is_terminal() && std::io::stderr().is_terminal();
         let bars = MultiProgress::with_draw_target(ProgressDrawTarget::stderr());
-        Self {
+        let ui = Self {
             inner: Arc::new(Inner {
                 interactive,
                 term: Mutex::new(()),
                 bars,
                 at_prompt: AtomicBool::new(false),
             }),
-        }
+        };
+        let _ = CURRENT.set(ui.clone());
+        ui
     }
 
     /// Whether questions may be asked in the terminal.

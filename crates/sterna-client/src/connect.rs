@@ -109,10 +109,12 @@ impl Client {
             Dual::Stdio(s) => match probe_stream(&*s.stream().await, request, wait).await? {
                 StreamVerdict::Judged(v) => Ok(v),
                 StreamVerdict::Died => {
-                    tracing::warn!(
-                        "the server exited on the server/discover probe; started it again, speaking 2025-11-25"
-                    );
+                    // (Restarting reaps the old process first: its exit is logged before this.)
                     s.restart().await.map_err(TransportError::Io)?;
+                    tracing::warn!(
+                        "the server exited on the server/discover probe: started it again to speak \
+                         2025-11-25 (some 2025-11-25 servers exit on a request they do not know)"
+                    );
                     Ok(Verdict::Legacy("the server died on the probe"))
                 }
             },

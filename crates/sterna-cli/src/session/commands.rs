@@ -1,6 +1,6 @@
 //! The session's commands.
 
-use super::Session;
+use super::{Outcome, Session};
 use crate::drive::{self, Trace};
 use crate::exit::CliError;
 use crate::render;
@@ -15,7 +15,8 @@ const HELP: &str = "commands:
   read URI|TEMPLATE                           read a resource (template variables asked)
   listen [tools] [prompts] [resources] [URI]  show change notifications as they arrive
   json [on|off]                               results as JSON or text
-  help | quit";
+  wire [on|off]                               show every JSON-RPC message (→ sent, ← received)
+  help | quit                                 (Ctrl-C stops a call; twice at the prompt quits)";
 
 /// `word rest-of-line`.
 fn split(line: &str) -> (&str, &str) {
@@ -37,30 +38,50 @@ fn object(text: &str) -> Result<Option<Map<String, Value>>, CliError> {
 }
 
 impl Session {
-    /// Refreshes the lists (and the names Tab completes).
-    pub(super) async fn refresh(&mut self) {
+    /// Refreshes the lists (and the names Tab completes). A server that offers none of
+    /// a kind (no capability, or `-32601`) has an empty list; any other failure is
+    /// returned, never taken for an empty list.
+    pub(super) async fn refresh(&mut self) -> Result<(), CliError> {
         let c = &self.conn.client;
-        self.tools = c.list_tools().await.unwrap_or_default();
-        self.prompts = c.list_prompts().await.unwrap_or_default();
-        let resources = c.list_resources().await.unwrap_or_default();
-        self.templates = c.list_resource_templates().await.unwrap_or_default();
+        let caps = &self.caps;
+        self.tools = if caps.tools.is_some() {
+            c.list_tools().await?
+        } else {
+            Vec::new()
+        };
+        self.prompts = if caps.prompts.is_some() {
+            c.list_prompts().await?
+        } else {
+            Vec::new()
+        };
+        let (resources, templates) = if caps.resources.is_some() {
+            (
+                c.list_resources().await?,
+                c.list_resource_templates().await?,
+            )
+        } else {
+            (Vec::new(), Vec::new())
+        };
+        self.templates = templates;
+        self.resources = resources.iter().map(|r| r.uri.clone()).collect();
         let mut n = self.names.lock().unwrap_or_else(|p| p.into_inner());
         n.tools = self.tools.iter().map(|t| t.name.clone()).collect();
         n.prompts = self.prompts.iter().map(|p| p.name.clone()).collect();
-        n.resources = resources.iter().map(|r| r.uri.clone()).collect();
+        n.resources = self.resources.clone();
         n.templates = self
             .templates
             .iter()
             .map(|t| t.uri_template.clone())
             .collect();
+        Ok(())
     }
 
-    /// Runs one command line; `false` ends the session.
-    pub(super) async fn command(&mut self, line: &str) -> bool {
+    /// Runs one command line.
+    pub(super) async fn command(&mut self, line: &str) -> Outcome {
         let (word, rest) = split(line);
         let outcome = match word {
             "" => Ok(()),
-            "quit" | "exit" => return false,
+            "quit" | "exit" => return Outcome::Quit,
             "help" | "?" => {
                 println!("{HELP}");
                 Ok(())
@@ -70,7 +91,23 @@ impl Session {
                 println!("results as {}", if self.json { "JSON" } else { "text" });
                 Ok(())
             }
-            "tools" | "prompts" | "resources" | "templates" => self.list(word).await,
+            "wire" => {
+                let on = rest != "off";
+                crate::wire::global().set_shown(on);
+                println!(
+                    "wire {}",
+                    if on {
+                        "shown (→ sent, ← received)"
+                    } else {
+                        "hidden"
+                    }
+                );
+                Ok(())
+            }
+            "tools" | "prompts" | "resources" | "templates" => tokio::select! {
+                r = self.list(word) => r,
+                () = crate::drive::interrupted() => Err(CliError::Interrupted("stopped listing".into())),
+            },
             "describe" | "desc" => self.describe(rest),
             "call" => self.call(rest).await,
             "get" => self.get(rest).await,
@@ -80,14 +117,21 @@ impl Session {
                 "unknown command {other:?} (type help)"
             ))),
         };
-        if let Err(e) = outcome {
-            eprintln!("error: {e}");
+        match outcome {
+            Ok(()) => Outcome::Next,
+            Err(e @ CliError::Interrupted(_)) => {
+                eprintln!("  ✗ {e} (Ctrl-C again quits)");
+                Outcome::Interrupted
+            }
+            Err(e) => {
+                eprintln!("error: {e}");
+                Outcome::Next
+            }
         }
-        true
     }
 
     async fn list(&mut self, what: &str) -> Result<(), CliError> {
-        self.refresh().await;
+        self.refresh().await?;
         let c = &self.conn.client;
         let text = match what {
             "tools" => render::tools(&self.tools),
@@ -246,7 +290,11 @@ impl Session {
         let words: Vec<&str> = rest.split_whitespace().collect();
         let all = words.is_empty();
         let has = |w: &str| all || words.contains(&w);
-        let uris: Vec<&str> = words.iter().copied().filter(|w| w.contains(':')).collect();
+        let mut uris: Vec<&str> = words.iter().copied().filter(|w| w.contains(':')).collect();
+        if all {
+            // No words: every list, and every resource the server listed.
+            uris = self.resources.iter().map(String::as_str).collect();
+        }
         let params = serde_json::json!({"notifications": {
             "toolsListChanged": has("tools"), "promptsListChanged": has("prompts"),
             "resourcesListChanged": has("resources"), "resourceSubscriptions": uris}});

@@ -15,6 +15,18 @@ use rustyline::{Config, Editor};
 use std::process::ExitCode;
 use std::sync::atomic::Ordering;
 use std::sync::{Arc, Mutex};
+use sterna::client::Era;
+
+/// What a command line led to.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Outcome {
+    /// Read the next line.
+    Next,
+    /// Ctrl-C stopped the command: a second Ctrl-C at the prompt quits.
+    Interrupted,
+    /// Leave the session.
+    Quit,
+}
 
 /// The session's state.
 #[derive(Debug)]
@@ -25,6 +37,10 @@ pub(crate) struct Session {
     tools: Vec<sterna::types::tools::Tool>,
     prompts: Vec<sterna::types::prompts::Prompt>,
     templates: Vec<sterna::types::resources::ResourceTemplate>,
+    /// The URIs of the resources listed.
+    resources: Vec<String>,
+    /// What the server said it offers.
+    caps: sterna::types::capabilities::ServerCapabilities,
 }
 
 type Line = Editor<Completion, FileHistory>;
@@ -40,34 +56,45 @@ fn editor(names: Arc<Mutex<Names>>) -> Result<Line, CliError> {
     Ok(rl)
 }
 
-/// Runs `sterna connect`.
-pub(crate) async fn run(args: ConnectArgs) -> Result<ExitCode, CliError> {
-    let target = match (&args.url, args.command.is_empty()) {
-        (Some(url), true) => Target::Http(url.clone()),
-        (None, false) => Target::Stdio(args.command.clone()),
-        _ => {
-            return Err(CliError::Usage(
-                "give a URL, or -- COMMAND [ARGS] (not both)".into(),
-            ));
-        }
-    };
-    let conn = target::connect(&target, &args.client, Answers::default())?;
-    let discovered = conn.client.discover().await?;
+/// Prints who the server is and the protocol spoken; returns the server's name.
+async fn banner(
+    conn: &Conn,
+    target: &Target,
+    discovered: &sterna::types::discover::DiscoverResult,
+) -> Result<String, CliError> {
     let server = discovered
         .meta
         .as_ref()
         .and_then(|m| m.server_info.as_ref())
         .map_or_else(|| target.label(), |i| format!("{} {}", i.name, i.version));
     conn.answerer.set_server(server.clone());
+    let version = match conn.client.era().await? {
+        Era::Legacy { version } => format!("{version} (a 2025-11-25 session)"),
+        _ => conn.client.protocol_version(),
+    };
     eprintln!(
-        "connected to {server} ({}) — protocol {}",
-        target.label(),
-        conn.client.protocol_version()
+        "connected to {server} ({}) — protocol {version}",
+        target.label()
     );
     if let Some(i) = &discovered.instructions {
         eprintln!("  instructions: {i}");
     }
     eprintln!("  type help for the commands; Tab completes names");
+    Ok(server)
+}
+
+/// Runs `sterna connect`.
+pub(crate) async fn run(args: ConnectArgs) -> Result<ExitCode, CliError> {
+    let words: Vec<String> = args.url.iter().cloned().collect();
+    let (target, rest) = target::resolve(&words, &args.command, &args.client)?;
+    if let Some(extra) = rest.first() {
+        return Err(CliError::Usage(format!(
+            "unexpected {extra:?}: give a URL, -- COMMAND [ARGS] or --server NAME (one of them)"
+        )));
+    }
+    let conn = target::connect(&target, &args.client, Answers::default())?;
+    let discovered = conn.client.discover().await?;
+    let server = banner(&conn, &target, &discovered).await?;
     let mut session = Session {
         conn,
         names: Arc::default(),
@@ -75,8 +102,12 @@ pub(crate) async fn run(args: ConnectArgs) -> Result<ExitCode, CliError> {
         tools: Vec::new(),
         prompts: Vec::new(),
         templates: Vec::new(),
+        resources: Vec::new(),
+        caps: discovered.capabilities.clone(),
     };
-    session.refresh().await;
+    if let Err(e) = session.refresh().await {
+        eprintln!("error: {e}");
+    }
     let history = args.history.clone().or_else(|| {
         std::env::var_os("HOME").map(|h| std::path::PathBuf::from(h).join(".sterna_history"))
     });
@@ -85,9 +116,13 @@ pub(crate) async fn run(args: ConnectArgs) -> Result<ExitCode, CliError> {
         let _ = rl.load_history(h);
     }
     let prompt = format!("{}> ", server.split_whitespace().next().unwrap_or("sterna"));
+    // A Ctrl-C at an empty prompt arms the exit; a second one in a row leaves.
+    let mut armed = false;
     loop {
-        if session.conn.notices.stale.swap(false, Ordering::Relaxed) {
-            session.refresh().await;
+        if session.conn.notices.stale.swap(false, Ordering::Relaxed)
+            && let Err(e) = session.refresh().await
+        {
+            eprintln!("error: {e}");
         }
         let p = prompt.clone();
         session.conn.ui.at_prompt(true);
@@ -101,11 +136,18 @@ pub(crate) async fn run(args: ConnectArgs) -> Result<ExitCode, CliError> {
         rl = back;
         match line {
             Ok(line) => {
-                if !session.command(line.trim()).await {
-                    break;
+                armed = false;
+                match session.command(line.trim()).await {
+                    Outcome::Quit => break,
+                    Outcome::Interrupted => armed = true,
+                    Outcome::Next => {}
                 }
             }
-            Err(ReadlineError::Interrupted) => continue,
+            Err(ReadlineError::Interrupted) if armed => break,
+            Err(ReadlineError::Interrupted) => {
+                armed = true;
+                eprintln!("(Ctrl-C again, or Ctrl-D, quits)");
+            }
             Err(ReadlineError::Eof) => break,
             Err(e) => return Err(CliError::Local(format!("the terminal: {e}"))),
         }

@@ -3,6 +3,7 @@
 
 use super::{KEYS, Stop};
 use crate::check::{check, options, parse_text};
+use inquire::ui::{Color, RenderConfig, Styled};
 use inquire::validator::Validation;
 use inquire::{Confirm, MultiSelect, Select, Text};
 use serde_json::Value;
@@ -66,15 +67,24 @@ pub(crate) fn option_label(value: &str, title: &str) -> String {
     }
 }
 
-/// Asks one field. `current` pre-fills it (the schema default, or an earlier answer).
+/// How a widget left with Esc reads: `esc` (`<declined>` in a form) instead of inquire's
+/// `<canceled>`.
+fn render(esc: &'static str) -> RenderConfig<'static> {
+    RenderConfig::default().with_canceled_prompt_indicator(Styled::new(esc).with_fg(Color::DarkRed))
+}
+
+/// Asks one field. `current` pre-fills it (the schema default, or an earlier answer);
+/// `esc` is what the field reads when Esc leaves it (`<declined>` in a form).
 /// `Ok(None)`: an optional field left empty.
 pub(crate) fn ask(
     name: &str,
     field: &PrimitiveSchema,
     required: bool,
     current: Option<&Value>,
+    esc: &'static str,
 ) -> Result<Option<Value>, Stop> {
     let (label, help) = label_and_help(name, field, required);
+    let style = render(esc);
     match field {
         PrimitiveSchema::SingleSelect(s) => {
             let opts = options(&s.options);
@@ -87,6 +97,7 @@ pub(crate) fn ask(
                 .and_then(|p| opts.iter().position(|(v, _)| v == p))
                 .unwrap_or(0);
             let chosen = Select::new(&label, labels.clone())
+                .with_render_config(style)
                 .with_help_message(&help)
                 .with_starting_cursor(cursor)
                 .raw_prompt()?;
@@ -112,6 +123,7 @@ pub(crate) fn ask(
                 m.max_items.map(|x| x as usize),
             );
             let chosen = MultiSelect::new(&label, labels)
+                .with_render_config(style)
                 .with_help_message(&help)
                 .with_default(&defaults)
                 .with_validator(move |sel: &[inquire::list_option::ListOption<&String>]| {
@@ -129,14 +141,18 @@ pub(crate) fn ask(
             Ok((required || !values.is_empty()).then_some(Value::Array(values)))
         }
         PrimitiveSchema::Boolean(b) => {
-            let mut c = Confirm::new(&label).with_help_message(&help);
-            if let Some(d) = current.and_then(Value::as_bool).or(b.default) {
-                c = c.with_default(d);
+            let mut c = Confirm::new(&label)
+                .with_render_config(style)
+                .with_help_message(&help);
+            match current.and_then(Value::as_bool).or(b.default) {
+                // Shown as (Y/n) or (y/N).
+                Some(d) => c = c.with_default(d),
+                None => c = c.with_placeholder("(y/n)"),
             }
             Ok(Some(Value::Bool(c.prompt()?)))
         }
         PrimitiveSchema::String(_) | PrimitiveSchema::Number(_) => {
-            text(&label, &help, field, required, current)
+            text(&label, &help, field, required, current, style)
         }
     }
 }
@@ -147,6 +163,7 @@ fn text(
     field: &PrimitiveSchema,
     required: bool,
     current: Option<&Value>,
+    style: RenderConfig<'static>,
 ) -> Result<Option<Value>, Stop> {
     let initial = match (current, field) {
         (Some(Value::String(s)), _) => s.clone(),
@@ -157,6 +174,7 @@ fn text(
     };
     let f = field.clone();
     let answer = Text::new(label)
+        .with_render_config(style)
         .with_help_message(help)
         .with_initial_value(&initial)
         .with_validator(move |s: &str| {

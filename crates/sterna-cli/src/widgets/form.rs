@@ -42,7 +42,13 @@ fn run(
             continue;
         }
         let current = default_of(f);
-        if let Some(v) = field::ask(name, f, schema.is_required(name), current.as_ref())? {
+        if let Some(v) = field::ask(
+            name,
+            f,
+            schema.is_required(name),
+            current.as_ref(),
+            "<declined>",
+        )? {
             content.insert(name.clone(), v);
         }
     }
@@ -61,6 +67,11 @@ fn run(
             .collect();
         let help = format!("{} · {KEYS}", summary.join(", "));
         let choice = Select::new("Send these answers?", vec![SEND, EDIT, DECLINE, CANCEL])
+            .with_render_config(
+                inquire::ui::RenderConfig::default().with_canceled_prompt_indicator(
+                    inquire::ui::Styled::new("<declined>").with_fg(inquire::ui::Color::DarkRed),
+                ),
+            )
             .with_help_message(&help)
             .prompt()?;
         match choice {
@@ -75,7 +86,13 @@ fn run(
                 let Some(f) = schema.property(pick) else {
                     continue;
                 };
-                match field::ask(pick, f, schema.is_required(pick), content.get(pick)) {
+                match field::ask(
+                    pick,
+                    f,
+                    schema.is_required(pick),
+                    content.get(pick),
+                    "<back>",
+                ) {
                     Ok(Some(v)) => {
                         content.insert(pick.to_owned(), v);
                     }

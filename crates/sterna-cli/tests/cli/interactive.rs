@@ -128,3 +128,97 @@ fn progress_is_a_bar() {
     assert!(screen.contains("✓ deploying 8/8"), "{screen}");
     assert_eq!(s.exit_code(), 0);
 }
+
+#[test]
+fn esc_on_the_demo_form_is_named_a_decline() {
+    let mut s = Screen::spawn(&["demo"]);
+    s.wait_for("> Europe (Ireland) [eu-west-1]");
+    s.send(ESC);
+    let screen = s.wait_for("← complete, an error result:");
+    show("Esc on the demo's select", &screen);
+    assert!(screen.contains("<declined>"), "{screen}");
+    assert!(!screen.contains("<canceled>"), "{screen}");
+    assert_eq!(s.exit_code(), 1);
+}
+
+#[test]
+fn booleans_show_their_hint_before_any_key() {
+    let mut s = sign_up();
+    for (field, answer) in [
+        ("? name", "Ada"),
+        ("? email", "ada@example.org"),
+        ("? age", "36"),
+    ] {
+        s.wait_for(field);
+        s.send(answer);
+        s.send(ENTER);
+    }
+    s.wait_for("? topics");
+    s.send(" ");
+    s.send(ENTER);
+    let screen = s.wait_for("? newsletter");
+    show("a boolean field", &screen);
+    assert!(screen.contains("? newsletter (y/n)"), "{screen}");
+    s.send(CTRL_C);
+    s.wait_for("Not signed up: you cancelled");
+    assert_eq!(s.exit_code(), 0);
+}
+
+#[test]
+fn nullable_arguments_are_asked_as_typed_optional_fields() {
+    let mut s = Screen::spawn(&["call", "deploy", "--", sterna(), "serve"]);
+    s.wait_for("? step_ms (optional)");
+    s.send("10");
+    s.send(ENTER);
+    let screen = s.wait_for("? steps (optional)");
+    show("a nullable integer argument", &screen);
+    assert!(screen.contains("whole number"), "{screen}");
+    s.send("fast");
+    s.send(ENTER);
+    s.wait_for("\"fast\" is not a whole number");
+    for _ in 0..4 {
+        s.send(BACKSPACE);
+    }
+    s.send("3");
+    s.send(ENTER);
+    s.wait_for("Deployed in 3 steps");
+    assert_eq!(s.exit_code(), 0);
+}
+
+#[test]
+fn listen_without_words_shows_resource_updates() {
+    let mut s = Screen::spawn(&["connect", "--history", "/dev/null", "--", sterna(), "serve"]);
+    s.wait_for("sterna-demo>");
+    s.send("listen\r");
+    s.wait_for("⟳ listening:");
+    s.send("call touch_readme\r");
+    let screen = s.wait_for("⟳ resource updated: sterna://readme");
+    show("listen with no words", &screen);
+    s.send("quit\r");
+    assert_eq!(s.exit_code(), 0);
+}
+
+#[test]
+fn a_legacy_session_names_its_protocol() {
+    let mut s = Screen::spawn(&[
+        "connect",
+        "--history",
+        "/dev/null",
+        "--era",
+        "legacy",
+        "--",
+        sterna(),
+        "serve",
+    ]);
+    let screen = s.wait_for("sterna-demo>");
+    show("connect --era legacy", &screen);
+    // The banner wraps where the terminal ends (the binary's path sets where).
+    let unwrapped = screen.replace('\n', "");
+    assert!(
+        unwrapped.contains("— protocol 2025-11-25 (a 2025-11-2"),
+        "{screen}"
+    );
+    assert!(!screen.contains("2026-07-28"), "{screen}");
+    s.send("quit\r");
+    assert_eq!(s.exit_code(), 0);
+}

@@ -20,23 +20,41 @@ pub(crate) struct Screen {
     parser: vt100::Parser,
 }
 
+/// Rows of a tall terminal, which is also 400 columns wide (for the wire, which prints a
+/// lot, in long lines).
+pub(crate) const TALL: u16 = 200;
+
 impl Screen {
     /// Starts `sterna ARGS` on a fresh terminal.
     pub(crate) fn spawn(args: &[&str]) -> Self {
-        let mut cmd = Command::new(env!("CARGO_BIN_EXE_sterna"));
+        Self::spawn_with(args, |_| {})
+    }
+
+    /// Starts `sterna ARGS` on a fresh terminal, with `setup` changing the command first
+    /// (its environment, its directory).
+    pub(crate) fn spawn_with(args: &[&str], setup: impl FnOnce(&mut Command)) -> Self {
+        Self::spawn_sized(args, ROWS, setup)
+    }
+
+    /// Starts `sterna ARGS` on a terminal of `rows` rows.
+    pub(crate) fn spawn_sized(args: &[&str], rows: u16, setup: impl FnOnce(&mut Command)) -> Self {
+        let mut cmd = Command::new(crate::sterna());
         cmd.args(args)
             .env("STERNA_LOG", "error")
             .env("TERM", "xterm-256color")
             .env("HOME", std::env::temp_dir())
+            .env_remove("STERNA_CONFIG")
             .env_remove("BROWSER");
+        setup(&mut cmd);
         let mut session = Session::spawn(cmd).expect("sterna starts on a pty");
+        let cols = if rows == TALL { 4 * COLS } else { COLS };
         session
             .get_process_mut()
-            .set_window_size(COLS, ROWS)
+            .set_window_size(cols, rows)
             .expect("window size");
         Self {
             session,
-            parser: vt100::Parser::new(ROWS, COLS, 0),
+            parser: vt100::Parser::new(rows, cols, 0),
         }
     }
 
@@ -67,9 +85,10 @@ impl Screen {
     /// not joined with the next, as `vt100::Screen::contents` would).
     pub(crate) fn contents(&mut self) -> String {
         self.pump();
+        let cols = self.parser.screen().size().1;
         self.parser
             .screen()
-            .rows(0, COLS)
+            .rows(0, cols)
             .map(|r| r.trim_end().to_owned())
             .collect::<Vec<_>>()
             .join("\n")

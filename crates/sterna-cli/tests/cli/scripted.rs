@@ -1,48 +1,11 @@
 //! Scripted runs: no terminal, answers from the command line, JSON out, exit codes.
 
-use crate::sterna;
+use crate::peers::DemoHttp;
+use crate::{run, sterna};
 use serde_json::Value;
-use std::io::{BufRead, BufReader};
-use std::process::{Child, Command, Output, Stdio};
-
-fn run(args: &[&str]) -> Output {
-    Command::new(sterna())
-        .args(args)
-        .env("STERNA_LOG", "error")
-        .stdin(Stdio::null())
-        .output()
-        .expect("sterna runs")
-}
 
 fn text(b: &[u8]) -> String {
     String::from_utf8_lossy(b).into_owned()
-}
-
-/// `sterna serve --http 127.0.0.1:0`, stopped on drop.
-struct HttpServer(Child, String);
-
-impl HttpServer {
-    fn start() -> Self {
-        let mut child = Command::new(sterna())
-            .args(["serve", "--http", "127.0.0.1:0"])
-            .env("STERNA_LOG", "error")
-            .stdout(Stdio::piped())
-            .spawn()
-            .expect("the server starts");
-        let mut line = String::new();
-        BufReader::new(child.stdout.take().unwrap())
-            .read_line(&mut line)
-            .unwrap();
-        let url = line.trim().trim_start_matches("listening on ").to_owned();
-        Self(child, url)
-    }
-}
-
-impl Drop for HttpServer {
-    fn drop(&mut self) {
-        let _ = self.0.kill();
-        let _ = self.0.wait();
-    }
 }
 
 #[test]
@@ -67,7 +30,7 @@ fn json_result_with_answers_from_set_over_stdio() {
 /// `elicitation/create` and answered from `--set`, over stdio and over HTTP.
 #[test]
 fn era_legacy_answers_pushed_questions_over_stdio_and_http() {
-    let server = HttpServer::start();
+    let server = DemoHttp::start();
     let stdio = [
         "call",
         "--era",
@@ -85,7 +48,7 @@ fn era_legacy_answers_pushed_questions_over_stdio_and_http() {
         "call",
         "--era",
         "legacy",
-        &server.1,
+        &server.url,
         "provision_database",
         r#"{"name":"ledger"}"#,
         "--set",
@@ -109,12 +72,12 @@ fn era_legacy_answers_pushed_questions_over_stdio_and_http() {
 
 #[test]
 fn answers_are_typed_by_the_requested_schema_over_http() {
-    let server = HttpServer::start();
+    let server = DemoHttp::start();
     let file = std::env::temp_dir().join(format!("sterna-answers-{}.json", std::process::id()));
     std::fs::write(&file, r#"{"sign_up": {"name": "Grace", "email": "grace@example.org", "topics": ["security", "events"]}}"#).unwrap();
     let out = run(&[
         "call",
-        &server.1,
+        &server.url,
         "sign_up",
         "--answers",
         file.to_str().unwrap(),
@@ -216,4 +179,90 @@ fn exit_codes_for_flags_transport_and_tool_errors() {
     }
     let out = run(&["completions", "bash"]);
     assert!(out.status.success() && text(&out.stdout).contains("sterna"));
+}
+
+#[test]
+fn a_nullable_argument_that_does_not_fit_is_a_usage_error() {
+    let out = run(&[
+        "call",
+        "deploy",
+        "-a",
+        "steps=many",
+        "--",
+        sterna(),
+        "serve",
+    ]);
+    assert_eq!(out.status.code(), Some(2), "{}", text(&out.stderr));
+    assert!(
+        text(&out.stderr).contains("--arg steps: \"many\" is not a whole number"),
+        "{}",
+        text(&out.stderr)
+    );
+    let out = run(&[
+        "call",
+        "deploy",
+        "-a",
+        "steps=null",
+        "-a",
+        "step_ms=1",
+        "--",
+        sterna(),
+        "serve",
+    ]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    assert!(text(&out.stdout).contains("Deployed in 5 steps"));
+}
+
+#[test]
+fn a_set_key_that_matches_no_field_is_named() {
+    let out = run(&[
+        "call",
+        "provision_database",
+        r#"{"name":"orders"}"#,
+        "--set",
+        "regoin=eu-west-1",
+        "--",
+        sterna(),
+        "serve",
+    ]);
+    assert_eq!(out.status.code(), Some(2), "{}", text(&out.stderr));
+    let err = text(&out.stderr);
+    assert!(
+        err.contains("--set regoin=…: question `pick_region` has no field `regoin` (its fields: region); did you mean `region`?"),
+        "{err}"
+    );
+    let out = run(&[
+        "call",
+        "provision_database",
+        r#"{"name":"orders"}"#,
+        "--set",
+        "pick_region.zone=x",
+        "--set",
+        "region=eu-west-1",
+        "--",
+        sterna(),
+        "serve",
+    ]);
+    assert_eq!(out.status.code(), Some(2), "{}", text(&out.stderr));
+    assert!(
+        text(&out.stderr)
+            .contains("question `pick_region` has no field `zone` (its fields: region)")
+    );
+}
+
+#[test]
+fn an_enum_title_is_taken_as_displayed() {
+    // The title is "Europe (Ireland)." and shows as "Europe (Ireland)".
+    let out = run(&[
+        "call",
+        "provision_database",
+        r#"{"name":"orders"}"#,
+        "--set",
+        "region=Europe (Ireland)",
+        "--",
+        sterna(),
+        "serve",
+    ]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    assert_eq!(text(&out.stdout).trim(), "Created orders in eu-west-1");
 }

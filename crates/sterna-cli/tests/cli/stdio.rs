@@ -14,7 +14,7 @@ fn meta() -> Value {
 
 #[test]
 fn provision_database_over_stdio_then_clean_exit_on_eof() {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_sterna"))
+    let mut child = Command::new(crate::sterna())
         .arg("serve")
         .env("STERNA_LOG", "error")
         .stdin(Stdio::piped())
@@ -77,7 +77,7 @@ fn provision_database_over_stdio_then_clean_exit_on_eof() {
 
 #[test]
 fn demo_completes_the_round_trip() {
-    let out = Command::new(env!("CARGO_BIN_EXE_sterna"))
+    let out = Command::new(crate::sterna())
         .args(["demo", "--region", "us-east-1"])
         .stdin(Stdio::null())
         .output()
@@ -99,7 +99,7 @@ fn demo_completes_the_round_trip() {
 async fn sterna_client_drives_the_stdio_server_and_closes_it() {
     use sterna::client::Client;
     use sterna::types::elicitation::{ElicitFormParams, ElicitResult};
-    let mut command = tokio::process::Command::new(env!("CARGO_BIN_EXE_sterna"));
+    let mut command = tokio::process::Command::new(crate::sterna());
     command.arg("serve").env("STERNA_LOG", "error");
     let client = Client::builder("stdio-test", "0")
         .on_elicit(|_f: ElicitFormParams| async {

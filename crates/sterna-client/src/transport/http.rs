@@ -74,6 +74,7 @@ impl HttpTransport {
         for (name, value) in &req.params {
             builder = builder.header(format!("mcp-param-{name}"), value.as_str());
         }
+        super::tap::sent("http", &req.body);
         let mut request = builder
             .body(Full::new(Bytes::from(req.body)))
             .map_err(|e| TransportError::Connection(Box::new(e)))?;
@@ -119,6 +120,9 @@ impl HttpTransport {
         for (name, value) in headers {
             builder = builder.header(*name, *value);
         }
+        if !body.is_empty() {
+            super::tap::sent("http", &body);
+        }
         let mut request = builder
             .body(Full::new(body))
             .map_err(|e| TransportError::Connection(Box::new(e)))?;
@@ -151,6 +155,7 @@ async fn read_json(
         RawMessage::parse(&bytes),
         Ok(Incoming::Result { .. } | Incoming::Error { .. })
     ) {
+        super::tap::received("http", &bytes);
         return Ok(bytes.to_vec());
     }
     let text = String::from_utf8_lossy(&bytes[..bytes.len().min(1024)]).into_owned();
@@ -198,6 +203,7 @@ fn read_event(event: Event, id: &RequestId, sink: &NotificationSink) -> Option<V
         tracing::warn!("skipping an event that is not UTF-8 on the response stream");
         return None;
     };
+    super::tap::received("http", message.as_bytes());
     match RawMessage::parse(message.as_bytes()) {
         Ok(Incoming::Result { id: got, .. } | Incoming::Error { id: Some(got), .. })
             if got == *id =>

@@ -13,6 +13,7 @@ mod http_builder;
 pub(crate) mod sse;
 mod stdio;
 mod stream;
+pub mod tap;
 
 #[cfg(feature = "oauth")]
 pub(crate) use connect::HttpClient;
@@ -20,7 +21,7 @@ pub(crate) use connect::HttpClient;
 pub use http::HttpTransport;
 #[cfg(feature = "http")]
 pub use http_builder::HttpTransportBuilder;
-pub use stdio::StdioTransport;
+pub use stdio::{EXIT_TARGET, STDERR_TARGET, StdioTransport};
 pub(crate) use stream::ProbeReply;
 pub use stream::StreamTransport;
 

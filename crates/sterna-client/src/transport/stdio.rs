@@ -14,8 +14,19 @@ use std::time::Duration;
 use tokio::io::{AsyncBufReadExt, BufReader};
 use tokio::process::{Child, Command};
 
+/// The target of the events that carry a stdio server's stderr, one line each (at `info`,
+/// field `line`).
+pub const STDERR_TARGET: &str = "sterna::client::server_stderr";
+
+/// The target of the event logged when a stdio server's process exits (at `info`, fields
+/// `status`, and `code` when it exited rather than being killed by a signal).
+pub const EXIT_TARGET: &str = "sterna::client::server_exit";
+
 /// A server started as a child process, spoken to over its stdin/stdout; its stderr is
-/// logged (at `info`, target `sterna_client::server_stderr`), never read as an error.
+/// logged (at `info`, target [`STDERR_TARGET`]), never read as an error, and its exit too
+/// ([`EXIT_TARGET`]). It runs in a process group of its own (Unix), so a Ctrl-C at the
+/// terminal reaches the client, which decides what to do (cancel a request, close the
+/// server), not the server.
 pub struct StdioTransport {
     recipe: Recipe,
     running: tokio::sync::RwLock<Running>,
@@ -23,7 +34,57 @@ pub struct StdioTransport {
 
 struct Running {
     stream: Arc<StreamTransport>,
-    child: Option<Child>,
+    child: Option<Watched>,
+}
+
+/// The child process, waited for by a task of its own so that its exit is seen (and
+/// logged) when it happens. Dropping this kills the child.
+struct Watched {
+    pid: Option<u32>,
+    kill: Option<tokio::sync::oneshot::Sender<()>>,
+    exited: tokio::sync::watch::Receiver<bool>,
+}
+
+impl Watched {
+    fn start(mut child: Child) -> Self {
+        let pid = child.id();
+        let (kill, killed) = tokio::sync::oneshot::channel::<()>();
+        let (tx, exited) = tokio::sync::watch::channel(false);
+        tokio::spawn(async move {
+            let status = tokio::select! {
+                status = child.wait() => status,
+                // Asked to, or the transport is gone.
+                _ = killed => {
+                    let _ = child.start_kill();
+                    child.wait().await
+                }
+            };
+            if let Ok(status) = status {
+                tracing::info!(target: EXIT_TARGET, %status, code = status.code(), "the server process exited");
+            }
+            let _ = tx.send(true);
+        });
+        Self {
+            pid,
+            kill: Some(kill),
+            exited,
+        }
+    }
+
+    /// Waits up to `wait` for the process to exit; whether it did.
+    async fn wait(&mut self, wait: Duration) -> bool {
+        tokio::time::timeout(wait, self.exited.wait_for(|e| *e))
+            .await
+            .is_ok()
+    }
+
+    /// Kills the process and waits (2 s at most) for it to go.
+    async fn kill(&mut self) {
+        if let Some(k) = self.kill.take() {
+            let _ = k.send(());
+        }
+        self.wait(Duration::from_secs(2)).await;
+    }
 }
 
 /// What it takes to start the command again: its program, arguments, environment
@@ -80,6 +141,8 @@ fn start(mut command: Command) -> std::io::Result<Running> {
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .kill_on_drop(true);
+    #[cfg(unix)]
+    command.process_group(0);
     let mut child = command.spawn()?;
     let stdin = child
         .stdin
@@ -93,13 +156,13 @@ fn start(mut command: Command) -> std::io::Result<Running> {
         tokio::spawn(async move {
             let mut lines = BufReader::new(stderr).lines();
             while let Ok(Some(line)) = lines.next_line().await {
-                tracing::info!(target: "sterna_client::server_stderr", "{line}");
+                tracing::info!(target: STDERR_TARGET, line = %line, "{line}");
             }
         });
     }
     Ok(Running {
         stream: Arc::new(StreamTransport::new(stdout, stdin)),
-        child: Some(child),
+        child: Some(Watched::start(child)),
     })
 }
 
@@ -123,8 +186,7 @@ impl StdioTransport {
         let mut running = self.running.write().await;
         running.stream.shutdown().await;
         if let Some(mut old) = running.child.take() {
-            let _ = old.start_kill();
-            let _ = tokio::time::timeout(Duration::from_secs(2), old.wait()).await;
+            old.kill().await;
         }
         *running = start(self.recipe.command())?;
         Ok(running.stream.clone())
@@ -149,25 +211,19 @@ impl Transport for StdioTransport {
                 return;
             };
             running.stream.shutdown().await;
-            if tokio::time::timeout(Duration::from_secs(2), child.wait())
-                .await
-                .is_ok()
-            {
+            if child.wait(Duration::from_secs(2)).await {
                 return;
             }
             #[cfg(unix)]
-            if let Some(pid) = child.id() {
+            if let Some(pid) = child.pid {
                 use nix::sys::signal::{Signal, kill};
                 use nix::unistd::Pid;
                 let _ = kill(Pid::from_raw(pid as i32), Signal::SIGTERM);
-                if tokio::time::timeout(Duration::from_secs(2), child.wait())
-                    .await
-                    .is_ok()
-                {
+                if child.wait(Duration::from_secs(2)).await {
                     return;
                 }
             }
-            let _ = child.kill().await;
+            child.kill().await;
         })
     }
 }

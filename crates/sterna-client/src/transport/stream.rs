@@ -5,6 +5,7 @@ use super::{Inbound, Kind, NotificationSink, Origin, Outgoing, Transport, kind_o
 use crate::error::TransportError;
 use futures_util::future::BoxFuture;
 use std::collections::HashMap;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};
 use std::time::Duration;
 use sterna_types::jsonrpc::RequestId;
@@ -23,6 +24,8 @@ type InboundSlot = Arc<OnceLock<Arc<dyn Inbound>>>;
 pub struct StreamTransport {
     outbox: mpsc::Sender<Vec<u8>>,
     waiters: Waiters,
+    /// Set (under the `waiters` lock) when the read side ended: no response will come.
+    ended: Arc<AtomicBool>,
     inbound: InboundSlot,
     stop: CancellationToken,
     writer_done: tokio::sync::Mutex<Option<tokio::task::JoinHandle<()>>>,
@@ -61,9 +64,11 @@ impl StreamTransport {
         let stop = CancellationToken::new();
         let writer_done = tokio::spawn(write_loop(writer, rx, stop.clone()));
         let waiters: Waiters = Arc::default();
+        let ended = Arc::new(AtomicBool::new(false));
         let inbound: InboundSlot = Arc::default();
         let reader_state = Reader {
             waiters: waiters.clone(),
+            ended: ended.clone(),
             inbound: inbound.clone(),
             outbox: outbox.clone(),
             last_sink: None,
@@ -72,6 +77,7 @@ impl StreamTransport {
         Self {
             outbox,
             waiters,
+            ended,
             inbound,
             stop,
             writer_done: tokio::sync::Mutex::new(Some(writer_done)),
@@ -80,6 +86,22 @@ impl StreamTransport {
 
     fn closed(&self) -> bool {
         self.stop.is_cancelled() || self.outbox.is_closed()
+    }
+
+    /// Registers a call waiting for the response `id`; `false` when the read side has
+    /// already ended (the server is gone: waiting would never end).
+    fn wait_for(
+        &self,
+        id: RequestId,
+        tx: oneshot::Sender<Vec<u8>>,
+        sink: NotificationSink,
+    ) -> bool {
+        let mut waiters = lock(&self.waiters);
+        if self.ended.load(Ordering::Acquire) {
+            return false;
+        }
+        waiters.insert(id, (tx, sink));
+        true
     }
 
     /// Stops writing and closes the write half (the server sees end of input).
@@ -114,7 +136,9 @@ impl StreamTransport {
     pub(crate) async fn probe(&self, id: RequestId, body: Vec<u8>, wait: Duration) -> ProbeReply {
         let (tx, rx) = oneshot::channel();
         let quiet: NotificationSink = Arc::new(|_: &[u8]| {});
-        lock(&self.waiters).insert(id.clone(), (tx, quiet));
+        if !self.wait_for(id.clone(), tx, quiet) {
+            return ProbeReply::Closed;
+        }
         if self.send_message(body).await.is_err() {
             lock(&self.waiters).remove(&id);
             return ProbeReply::Closed;
@@ -136,7 +160,7 @@ async fn write_loop<W: AsyncWrite + Unpin>(
     stop: CancellationToken,
 ) {
     loop {
-        let mut line = tokio::select! {
+        let line = tokio::select! {
             biased;
             _ = stop.cancelled() => break,
             line = rx.recv() => match line {
@@ -144,12 +168,26 @@ async fn write_loop<W: AsyncWrite + Unpin>(
                 None => break,
             },
         };
-        line.push(b'\n');
-        if w.write_all(&line).await.is_err() || w.flush().await.is_err() {
+        if write_line(&mut w, line).await.is_err() {
+            let _ = w.shutdown().await;
+            return;
+        }
+    }
+    // What was queued before the stop still goes out (a `notifications/cancelled` sent
+    // just before closing, say).
+    while let Ok(line) = rx.try_recv() {
+        if write_line(&mut w, line).await.is_err() {
             break;
         }
     }
     let _ = w.shutdown().await;
+}
+
+async fn write_line<W: AsyncWrite + Unpin>(w: &mut W, mut line: Vec<u8>) -> std::io::Result<()> {
+    super::tap::sent("stdio", &line);
+    line.push(b'\n');
+    w.write_all(&line).await?;
+    w.flush().await
 }
 
 /// The longest line accepted from a server (16 MiB); longer ones are skipped.
@@ -158,6 +196,7 @@ const MAX_LINE: usize = 16 * 1024 * 1024;
 /// The read side: routes each line the server writes.
 struct Reader {
     waiters: Waiters,
+    ended: Arc<AtomicBool>,
     inbound: InboundSlot,
     outbox: mpsc::Sender<Vec<u8>>,
     last_sink: Option<NotificationSink>,
@@ -180,11 +219,15 @@ impl Reader {
                 Err(_) => break,
             }
         }
-        // The stream ended: every waiting call fails (its sender is dropped).
-        lock(&self.waiters).clear();
+        // The stream ended: every waiting call fails (its sender is dropped), and so does
+        // every later one.
+        let mut waiters = lock(&self.waiters);
+        self.ended.store(true, Ordering::Release);
+        waiters.clear();
     }
 
     fn handle(&mut self, line: String) {
+        super::tap::received("stdio", line.as_bytes());
         let kind = kind_of(line.as_bytes());
         match kind {
             Kind::Response(id) => match lock(&self.waiters).remove(&id) {
@@ -265,7 +308,9 @@ impl Transport for StreamTransport {
                 return Err(TransportError::Closed);
             }
             let (tx, rx) = oneshot::channel();
-            lock(&self.waiters).insert(req.id.clone(), (tx, sink));
+            if !self.wait_for(req.id.clone(), tx, sink) {
+                return Err(TransportError::Closed);
+            }
             let mut guard = CancelOnDrop {
                 id: Some(req.id.clone()),
                 outbox: &self.outbox,
@@ -280,5 +325,45 @@ impl Transport for StreamTransport {
             guard.id = None;
             result
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn request(id: i64) -> Outgoing {
+        Outgoing {
+            id: RequestId::Number(id),
+            method: "tools/list".into(),
+            body: br#"{"jsonrpc":"2.0","id":1,"method":"tools/list"}"#.to_vec(),
+            protocol_version: String::new(),
+            name: None,
+            params: Vec::new(),
+        }
+    }
+
+    /// A server that is gone (its output ended) answers nothing: a request or a probe
+    /// sent after that fails at once instead of waiting for ever (or for a timeout).
+    #[tokio::test]
+    async fn requests_after_the_end_of_the_stream_fail_at_once() {
+        let t = StreamTransport::new(tokio::io::empty(), tokio::io::sink());
+        for _ in 0..500 {
+            if t.ended.load(Ordering::Acquire) {
+                break;
+            }
+            tokio::time::sleep(Duration::from_millis(10)).await;
+        }
+        let sink: NotificationSink = Arc::new(|_: &[u8]| {});
+        let r = tokio::time::timeout(Duration::from_secs(20), t.request(request(1), sink)).await;
+        assert!(matches!(r, Ok(Err(TransportError::Closed))), "{r:?}");
+        let p = t
+            .probe(
+                RequestId::Number(2),
+                b"{}".to_vec(),
+                Duration::from_secs(20),
+            )
+            .await;
+        assert!(matches!(p, ProbeReply::Closed), "{p:?}");
     }
 }

@@ -23,7 +23,7 @@ use read::{error_text, is_sse, read_all};
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, Weak};
 use std::time::Duration;
-use sterna_types::jsonrpc::RequestId;
+use sterna_types::jsonrpc::{Incoming, RawMessage, RequestId};
 use tokio::sync::oneshot;
 use tokio_util::sync::CancellationToken;
 
@@ -216,12 +216,12 @@ impl LegacyHttp {
         body: hyper::body::Incoming,
     ) -> Result<Vec<u8>, WireError> {
         let bytes = read_all(body, self.http.response_limit()).await?;
-        match kind_of(&bytes) {
-            Kind::Response(_) => Ok(bytes),
+        // Read quietly: a body that is no JSON-RPC at all (an HTML 404 page) is an HTTP
+        // error, not an unreadable message to warn about.
+        match RawMessage::parse(&bytes) {
             // An error without an id (a session or header problem) is still an answer.
-            _ if serde_json::from_slice::<serde_json::Value>(&bytes)
-                .is_ok_and(|v| v.get("error").is_some()) =>
-            {
+            Ok(Incoming::Result { .. } | Incoming::Error { .. }) => {
+                crate::transport::tap::received("http", &bytes);
                 Ok(bytes)
             }
             _ => Err(WireError::Transport(TransportError::Http {
@@ -265,6 +265,7 @@ impl LegacyHttp {
 
     /// Hands a message from any stream to whoever waits for it.
     fn route(&self, message: String, origin: Origin) {
+        crate::transport::tap::received("http", message.as_bytes());
         match kind_of(message.as_bytes()) {
             Kind::Response(id) => match lock(&self.waiters).remove(&id) {
                 Some(tx) => {

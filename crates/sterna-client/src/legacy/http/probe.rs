@@ -55,6 +55,9 @@ pub(crate) async fn probe(
                 RawMessage::parse(&bytes),
                 Ok(Incoming::Result { .. } | Incoming::Error { .. })
             );
+            if response {
+                crate::transport::tap::received("http", &bytes);
+            }
             let message = response.then_some(bytes);
             (message, text)
         };
@@ -73,6 +76,7 @@ async fn first_response(
     let mut parser = SseParser::new(limit);
     let mut events = Events::new(body, Some(limit));
     while let Some(m) = events.next(&mut parser).await? {
+        crate::transport::tap::received("http", m.as_bytes());
         if matches!(kind_of(m.as_bytes()), Kind::Response(id) if id == probe_id()) {
             return Ok(Some(m.into_bytes()));
         }
