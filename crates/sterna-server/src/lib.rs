@@ -18,10 +18,12 @@ mod definition;
 mod error;
 #[cfg(feature = "http")]
 pub mod http;
+#[cfg(feature = "legacy")]
 pub mod legacy;
 pub mod mrtr;
 mod server;
 pub mod state;
+#[cfg(feature = "tasks")]
 pub mod tasks;
 pub mod trace;
 pub mod transport;

@@ -24,7 +24,9 @@ pub struct HttpConfig {
     pub(crate) max_body: usize,
     pub(crate) timeout: Option<Duration>,
     pub(crate) keep_alive: Duration,
-    pub(crate) sessions: super::legacy::SessionConfig,
+    /// 2025-11-25 sessions (see `HttpConfig::sessions`).
+    #[cfg(feature = "legacy")]
+    pub(crate) sessions: super::SessionConfig,
 }
 
 impl Default for HttpConfig {
@@ -34,7 +36,8 @@ impl Default for HttpConfig {
             max_body: 4 * 1024 * 1024,
             timeout: Some(Duration::from_secs(300)),
             keep_alive: Duration::from_secs(15),
-            sessions: super::legacy::SessionConfig::default(),
+            #[cfg(feature = "legacy")]
+            sessions: super::SessionConfig::default(),
         }
     }
 }
@@ -63,12 +66,6 @@ impl HttpConfig {
     /// are not limited.)
     pub fn timeout(mut self, timeout: Option<Duration>) -> Self {
         self.timeout = timeout;
-        self
-    }
-
-    /// How 2025-11-25 clients' sessions are kept (store, idle expiry, resume window).
-    pub fn sessions(mut self, sessions: super::legacy::SessionConfig) -> Self {
-        self.sessions = sessions;
         self
     }
 

@@ -23,16 +23,17 @@ mod config;
 mod era;
 mod headers;
 pub mod layers;
+#[cfg(feature = "legacy")]
 mod legacy;
 mod peer;
 mod respond;
 mod serve;
 mod service;
 
-pub use crate::legacy::SessionRecord;
 pub use auth::{AuthError, AuthLayer, AuthService, Authenticator, BearerTokens};
 pub use body::McpBody;
 pub use config::{HttpConfig, OriginPolicy};
+#[cfg(feature = "legacy")]
 pub use legacy::{
     MemorySessionStore, SessionBus, SessionConfig, SessionError, SessionEvent, SessionLimits,
     SessionStore,
@@ -41,10 +42,17 @@ pub use peer::PeerAddr;
 pub use serve::HttpServer;
 pub use service::{McpService, ResponseFuture};
 
-/// The eras served over HTTP besides 2026-07-28 (the seam's registration).
+/// The era served over HTTP besides 2026-07-28 (the seam's registration).
+#[cfg(feature = "legacy")]
 fn eras(config: &HttpConfig) -> Option<Box<dyn era::HttpEra>> {
     Some(Box::new(legacy::LegacyHttp::new(
         config.sessions.clone(),
         config.keep_alive,
     )))
+}
+
+/// No era besides 2026-07-28 (built without `legacy`).
+#[cfg(not(feature = "legacy"))]
+fn eras(_: &HttpConfig) -> Option<Box<dyn era::HttpEra>> {
+    None
 }

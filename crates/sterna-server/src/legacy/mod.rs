@@ -5,6 +5,7 @@
 //! outcome is rendered as 2025 clients read it. The transports' sides of the era live with
 //! the transports (`http/legacy/`, and the session of a stdio connection).
 
+mod changes;
 mod lists;
 mod pushes;
 mod render;
@@ -12,6 +13,7 @@ mod serve;
 mod session;
 mod shim;
 
+pub(crate) use changes::notification as change_notification;
 pub(crate) use lists::LegacyLists;
 pub(crate) use pushes::{PushWatch, Pushes};
 pub(crate) use serve::LegacyRequest;

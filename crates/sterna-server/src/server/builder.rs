@@ -292,6 +292,7 @@ impl WingBase<'_> {
     /// routes whether it takes part).
     fn wings(&self) -> Wings {
         let mut wings = Wings::default();
+        #[cfg(feature = "tasks")]
         crate::tasks::register(
             &mut wings,
             self.settings,
@@ -299,6 +300,7 @@ impl WingBase<'_> {
             self.state,
             self.info,
         );
+        #[cfg(feature = "legacy")]
         crate::legacy::register(
             &mut wings,
             self.settings,

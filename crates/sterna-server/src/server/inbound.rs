@@ -134,26 +134,3 @@ pub(crate) fn has_modern_claim(params: Option<&RawValue>) -> bool {
     };
     serde_json::from_str::<Meta>(meta.get()).is_ok_and(|m| m.version.is_some())
 }
-
-/// The legacy notification for a change, if this session should get it.
-pub(crate) fn legacy_change(
-    change: &super::changes::Change,
-    subscribed: impl Fn(&str) -> bool,
-) -> Option<Vec<u8>> {
-    use super::changes::Change;
-    let (method, params) = match change {
-        Change::ToolsListChanged => ("notifications/tools/list_changed", None),
-        Change::PromptsListChanged => ("notifications/prompts/list_changed", None),
-        Change::ResourcesListChanged => ("notifications/resources/list_changed", None),
-        Change::ResourceUpdated(uri) if subscribed(uri) => (
-            "notifications/resources/updated",
-            Some(serde_json::json!({ "uri": uri })),
-        ),
-        Change::ResourceUpdated(_) => return None,
-    };
-    let mut msg = serde_json::json!({"jsonrpc": "2.0", "method": method});
-    if let Some(p) = params {
-        msg["params"] = p;
-    }
-    Some(serde_json::to_vec(&msg).expect("notifications serialize"))
-}

@@ -1,12 +1,12 @@
 //! One byte-stream connection (a stdio process): its writer queue, its requests in
-//! flight, and — once the client sends `initialize` — its legacy session.
+//! flight, and — once the client sends `initialize` — its 2025-11-25 session (the era's
+//! side of the connection is `legacy.rs`; built without the era, `no_legacy.rs`).
 //!
 //! Each request is routed by how it reads: a request carrying the 2026-07-28 `_meta`
 //! claim is served statelessly, whatever else happened on the connection; `initialize`
 //! opens the legacy session; requests without the claim belong to that session.
 
-use super::legacy::StdioSession;
-use crate::legacy::LegacySession;
+use super::legacy::{SessionHandle, StdioSession};
 use crate::server::inbound::{Inbound, OwnedRequest, classify_envelope, has_modern_claim};
 use crate::server::prepare::Prepared;
 use crate::server::{Notifier, RequestEnv, Response, Server, log_panic};
@@ -28,7 +28,7 @@ type InFlight = Arc<Mutex<HashMap<RequestId, CancellationToken>>>;
 #[derive(Clone)]
 enum Era {
     Modern,
-    Legacy(Arc<LegacySession>),
+    Legacy(SessionHandle),
 }
 
 pub(crate) struct Connection {

@@ -3,7 +3,7 @@
 //! client said it is initialized.
 
 use crate::legacy::{Legacy, LegacySession};
-use crate::server::inbound::legacy_change;
+use crate::legacy::change_notification;
 use crate::server::{RequestEnv, Response, Server};
 use serde_json::value::RawValue;
 use std::sync::Arc;
@@ -11,6 +11,9 @@ use sterna_types::error::ErrorObject;
 use sterna_types::jsonrpc::RequestId;
 use tokio::sync::mpsc;
 use tokio::task::JoinHandle;
+
+/// A session, for a request of it running on a task of its own.
+pub(crate) type SessionHandle = Arc<LegacySession>;
 
 /// The session of a connection.
 pub(crate) struct StdioSession {
@@ -67,7 +70,7 @@ impl StdioSession {
     }
 
     /// The session, for a request of it running on a task of its own.
-    pub(crate) fn handle(&self) -> Arc<LegacySession> {
+    pub(crate) fn handle(&self) -> SessionHandle {
         self.session.clone()
     }
 }
@@ -103,7 +106,7 @@ fn forward_changes(
             if !session.is_initialized() {
                 continue;
             }
-            if let Some(bytes) = legacy_change(&change, |uri| session.subscribed(uri))
+            if let Some(bytes) = change_notification(&change, |uri| session.subscribed(uri))
                 && tx.send(bytes).await.is_err()
             {
                 return;

@@ -2,6 +2,10 @@
 //! for tests, a Unix socket …).
 
 mod connection;
+#[cfg(feature = "legacy")]
+mod legacy;
+#[cfg(not(feature = "legacy"))]
+#[path = "no_legacy.rs"]
 mod legacy;
 mod stream;
 

@@ -14,6 +14,10 @@ use serde::Deserialize;
 pub(crate) struct IssuerMetadata {
     issuer: String,
     #[serde(default)]
+    #[cfg_attr(
+        not(feature = "jwt"),
+        allow(dead_code, reason = "read by the JWT validator")
+    )]
     pub(crate) jwks_uri: Option<String>,
     #[serde(default)]
     pub(crate) introspection_endpoint: Option<String>,

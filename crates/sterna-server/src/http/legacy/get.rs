@@ -7,7 +7,7 @@ use super::{Found, LegacyHttp, SessionEvent};
 use crate::http::body::McpBody;
 use crate::http::layers::Accepts;
 use crate::http::respond::{plain, rpc_error, sse_response};
-use crate::server::inbound::legacy_change;
+use crate::legacy::change_notification;
 use crate::server::{Principal, QuotaKey, Server};
 use http::{HeaderMap, Response, StatusCode};
 use std::sync::Arc;
@@ -131,7 +131,7 @@ async fn forward_changes(
         if !record.initialized {
             continue;
         }
-        if let Some(bytes) = legacy_change(&change, |uri| record.subscriptions.contains(uri)) {
+        if let Some(bytes) = change_notification(&change, |uri| record.subscriptions.contains(uri)) {
             log.push(&bytes);
         }
     }

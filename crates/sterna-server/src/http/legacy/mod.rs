@@ -276,6 +276,14 @@ impl HttpEra for LegacyHttp {
     }
 }
 
+impl super::HttpConfig {
+    /// How 2025-11-25 clients' sessions are kept (store, idle expiry, resume window).
+    pub fn sessions(mut self, sessions: SessionConfig) -> Self {
+        self.sessions = sessions;
+        self
+    }
+}
+
 impl super::McpService {
     /// Hands this replica an event another replica published about a 2025-11-25
     /// session (see [`SessionBus`]).
