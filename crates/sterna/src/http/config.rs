@@ -25,7 +25,14 @@ pub struct HttpConfig {
     pub(crate) timeout: Option<Duration>,
     pub(crate) keep_alive: Duration,
     pub(crate) sessions: super::legacy::SessionConfig,
+    pub(crate) header_timeout: Duration,
+    pub(crate) body_timeout: Option<Duration>,
+    pub(crate) max_connections: Option<usize>,
 }
+
+/// The most connections [`HttpServer`](super::HttpServer) serves at once by default (also
+/// capped at three quarters of the process's open-file limit).
+pub const DEFAULT_MAX_CONNECTIONS: usize = 1024;
 
 impl Default for HttpConfig {
     fn default() -> Self {
@@ -35,13 +42,18 @@ impl Default for HttpConfig {
             timeout: Some(Duration::from_secs(300)),
             keep_alive: Duration::from_secs(15),
             sessions: super::legacy::SessionConfig::default(),
+            header_timeout: Duration::from_secs(30),
+            body_timeout: Some(Duration::from_secs(30)),
+            max_connections: None,
         }
     }
 }
 
 impl HttpConfig {
     /// Default settings: localhost origins, 4 MiB bodies, 5 minute requests, keep-alive
-    /// comments every 15 s on streams.
+    /// comments every 15 s on streams; against slow or idle clients, 30 s to send the
+    /// headers, 30 s to send the body, and at most [`DEFAULT_MAX_CONNECTIONS`] connections
+    /// (fewer when the open-file limit is low).
     pub fn new() -> Self {
         Self::default()
     }
@@ -75,6 +87,36 @@ impl HttpConfig {
     /// How often an idle stream sends an SSE comment to keep proxies from closing it.
     pub fn keep_alive(mut self, every: Duration) -> Self {
         self.keep_alive = every;
+        self
+    }
+
+    /// How long a client has to send a request's headers, from the moment the connection
+    /// is ready for them (a new connection, or a keep-alive one after its last answer);
+    /// beyond it the connection is closed. Default 30 s. Applies to
+    /// [`HttpServer`](super::HttpServer) (a server of your own sets its own).
+    pub fn header_timeout(mut self, limit: Duration) -> Self {
+        self.header_timeout = limit;
+        self
+    }
+
+    /// How long a client has to send the whole body of a request, from the end of its
+    /// headers (`None`: no limit). A body still incomplete then gets 408 and the
+    /// connection closes. Default 30 s; raise it with [`max_body`](Self::max_body) for
+    /// large bodies over slow links. It is the
+    /// [`BodyTimeoutLayer`](super::layers::BodyTimeoutLayer) of [`McpService`](super::McpService),
+    /// so it holds wherever the service is mounted.
+    pub fn body_timeout(mut self, limit: Option<Duration>) -> Self {
+        self.body_timeout = limit;
+        self
+    }
+
+    /// The most connections [`HttpServer`](super::HttpServer) serves at once; more wait in
+    /// the listener's accept queue until one closes. Default [`DEFAULT_MAX_CONNECTIONS`],
+    /// lowered to three quarters of the process's open-file limit (`ulimit -n`) when that
+    /// is smaller, so the process keeps descriptors for everything else. A value set here
+    /// is used as it is (at least 1).
+    pub fn max_connections(mut self, n: usize) -> Self {
+        self.max_connections = Some(n.max(1));
         self
     }
 }

@@ -22,6 +22,7 @@ mod config;
 mod headers;
 pub mod layers;
 mod legacy;
+mod listen;
 mod respond;
 mod serve;
 mod service;
@@ -30,7 +31,7 @@ pub use crate::header_value::{decode as decode_header_value, encode as encode_he
 pub use crate::server::legacy::SessionRecord;
 pub use auth::{AuthError, AuthLayer, AuthService, Authenticator, BearerTokens};
 pub use body::McpBody;
-pub use config::{HttpConfig, OriginPolicy};
+pub use config::{DEFAULT_MAX_CONNECTIONS, HttpConfig, OriginPolicy};
 pub use legacy::{
     MemorySessionStore, SessionBus, SessionConfig, SessionError, SessionEvent, SessionStore,
 };

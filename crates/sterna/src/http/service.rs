@@ -6,8 +6,8 @@ use super::body::{Final, McpBody};
 use super::config::HttpConfig;
 use super::headers;
 use super::layers::{
-    AcceptLayer, AcceptService, Accepts, BodyLimitLayer, BodyLimitService, ContentTypeLayer,
-    ContentTypeService, Deadline, OriginLayer, OriginService,
+    AcceptLayer, AcceptService, Accepts, BodyLimitLayer, BodyLimitService, BodyTimeoutLayer,
+    BodyTimeoutService, ContentTypeLayer, ContentTypeService, Deadline, OriginLayer, OriginService,
 };
 use super::legacy::LegacyHttp;
 use super::respond::{Done, json, plain, rpc_error, sse_response, status_of};
@@ -35,7 +35,9 @@ use tower_layer::Layer;
 
 type BoxError = Box<dyn std::error::Error + Send + Sync>;
 
-type Stack = OriginService<ContentTypeService<AcceptService<BodyLimitService<Endpoint>>>>;
+type Stack = OriginService<
+    ContentTypeService<AcceptService<BodyTimeoutService<BodyLimitService<Endpoint>>>>,
+>;
 
 /// The MCP endpoint: answers POSTs of JSON-RPC messages for a [`Server`], behind the
 /// [layers](super::layers) that check origin, content type, accept, body size and time.
@@ -77,6 +79,7 @@ impl McpService {
             shared: shared.clone(),
         };
         let limited = BodyLimitLayer::new(config.max_body).layer(endpoint);
+        let limited = BodyTimeoutLayer::new(config.body_timeout).layer(limited);
         let stack = OriginLayer::new(config.origins.clone())
             .layer(ContentTypeLayer.layer(AcceptLayer.layer(limited)));
         Self {
