@@ -3,7 +3,11 @@
 //! measured over a window (default 10 s) in which nothing else happens. Every task
 //! stays `working` throughout (checked at the end), so the cost is the waiting itself.
 //!
-//! `cargo run --release -p sterna-bench --bin idle_tasks [-- TASKS SECONDS [redis://…]]`
+//! `cargo run --release -p sterna-bench --bin idle_tasks [-- TASKS SECONDS SETTLE [redis://…]]`
+//!
+//! SETTLE (default 10) is how many seconds pass between the last task's creation and the
+//! window: a waiting run polls a store that cannot announce changes at growing intervals
+//! (0.5 s doubling to 5 s), so the window should start once they have grown.
 //!
 //! With a Redis URL the records live in Redis (`RedisTaskStore`); the CPU of
 //! `redis-server` is not included (read it from `ps` when comparing).
@@ -62,7 +66,8 @@ async fn main() {
     let args: Vec<String> = std::env::args().collect();
     let n: usize = args.get(1).map_or(3000, |a| a.parse().expect("TASKS"));
     let secs: u64 = args.get(2).map_or(10, |a| a.parse().expect("SECONDS"));
-    let store: Arc<dyn TaskStore> = match args.get(3) {
+    let settle: u64 = args.get(3).map_or(10, |a| a.parse().expect("SETTLE"));
+    let store: Arc<dyn TaskStore> = match args.get(4) {
         Some(url) => {
             let redis = sterna_redis::Redis::connect(url)
                 .await
@@ -84,7 +89,7 @@ async fn main() {
         ids.push(t["taskId"].as_str().expect("a task").to_owned());
     }
     // Let the runs start and settle into waiting.
-    tokio::time::sleep(Duration::from_secs(2)).await;
+    tokio::time::sleep(Duration::from_secs(settle)).await;
     let (c0, t0) = (cpu(), Instant::now());
     tokio::time::sleep(Duration::from_secs(secs)).await;
     let (c1, t1) = (cpu(), Instant::now());

@@ -64,6 +64,21 @@ impl HttpServer {
         self
     }
 
+    /// The most connections served at once (see [`HttpConfig::max_connections`]); keeps
+    /// an endpoint given to [`from_service`](Self::from_service).
+    pub fn max_connections(mut self, n: usize) -> Self {
+        self.config.max_connections = Some(n.max(1));
+        self
+    }
+
+    /// How long a client has to send a request's headers (see
+    /// [`HttpConfig::header_timeout`]); keeps an endpoint given to
+    /// [`from_service`](Self::from_service).
+    pub fn header_timeout(mut self, limit: Duration) -> Self {
+        self.config.header_timeout = limit;
+        self
+    }
+
     /// Adds a header to every response of the endpoint, e.g. the name of the replica that
     /// answered (`x-sterna-replica`), to see a load balancer at work. Applies when this
     /// server serves ([`serve`](Self::serve), [`serve_with_shutdown`](Self::serve_with_shutdown)),

@@ -14,3 +14,4 @@ mod protocol;
 mod state_security;
 mod stored_state;
 mod tasks;
+mod tasks_waiting;
