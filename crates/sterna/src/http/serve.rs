@@ -181,13 +181,13 @@ impl Accept {
         let mut errors = listen::AcceptErrors::default();
         let mut full = listen::Throttle::default();
         loop {
-            if self.permits.available_permits() == 0 {
-                if let Some(quiet) = full.note(tokio::time::Instant::now()) {
-                    tracing::warn!(
-                        repeated = quiet,
-                        "connection limit reached; new connections wait (HttpConfig::max_connections)"
-                    );
-                }
+            if self.permits.available_permits() == 0
+                && let Some(quiet) = full.note(tokio::time::Instant::now())
+            {
+                tracing::warn!(
+                    repeated = quiet,
+                    "connection limit reached; new connections wait (HttpConfig::max_connections)"
+                );
             }
             let Ok(permit) = self.permits.clone().acquire_owned().await else {
                 return;

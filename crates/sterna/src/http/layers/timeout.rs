@@ -193,13 +193,16 @@ where
         if let Poll::Ready(answer) = me.inner.poll(cx) {
             return Poll::Ready(answer);
         }
-        if let Some(sleep) = me.sleep.as_mut().as_pin_mut() {
-            if sleep.poll(cx).is_ready() {
-                if !me.arrived.load(Ordering::Acquire) {
-                    return Poll::Ready(Ok(body_timed_out()));
-                }
-                me.sleep.set(None);
+        let expired = me
+            .sleep
+            .as_mut()
+            .as_pin_mut()
+            .is_some_and(|sleep| sleep.poll(cx).is_ready());
+        if expired {
+            if !me.arrived.load(Ordering::Acquire) {
+                return Poll::Ready(Ok(body_timed_out()));
             }
+            me.sleep.set(None);
         }
         Poll::Pending
     }
