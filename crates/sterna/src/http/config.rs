@@ -18,6 +18,17 @@ pub enum OriginPolicy {
 }
 
 /// Settings of the HTTP endpoint.
+///
+/// | setting | default | beyond it |
+/// |---|---|---|
+/// | [`max_body`](Self::max_body) | 4 MiB | 413 |
+/// | [`timeout`](Self::timeout) | 5 minutes per request (after its body) | 504 |
+/// | [`header_timeout`](Self::header_timeout) | 30 s to send the headers | connection closed |
+/// | [`body_timeout`](Self::body_timeout) | 30 s to send the whole body | 408, connection closed |
+/// | [`max_connections`](Self::max_connections) | [`DEFAULT_MAX_CONNECTIONS`] (1024), at most ¾ of `ulimit -n` | waits in the accept queue |
+///
+/// The header deadline and the connection limit are [`HttpServer`](super::HttpServer)'s;
+/// the others hold wherever [`McpService`](super::McpService) is mounted.
 #[derive(Debug, Clone)]
 pub struct HttpConfig {
     pub(crate) origins: OriginPolicy,
