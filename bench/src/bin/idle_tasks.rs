@@ -63,6 +63,11 @@ fn cpu() -> Duration {
 
 #[tokio::main(flavor = "multi_thread", worker_threads = 2)]
 async fn main() {
+    // Warnings (a store that failed, a record that did not open) go to stderr.
+    tracing_subscriber::fmt()
+        .with_env_filter(tracing_subscriber::EnvFilter::new("warn"))
+        .with_writer(std::io::stderr)
+        .init();
     let args: Vec<String> = std::env::args().collect();
     let n: usize = args.get(1).map_or(3000, |a| a.parse().expect("TASKS"));
     let secs: u64 = args.get(2).map_or(10, |a| a.parse().expect("SECONDS"));
