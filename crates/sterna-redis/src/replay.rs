@@ -1,19 +1,172 @@
 //! Single-use states across the fleet: `SET key 1 NX EXAT expiry` — atomic in Redis, so
 //! of any number of concurrent retries of one state on any replicas, exactly one wins.
+//!
+//! A consumed state's key must outlive nothing but its own expiry, so Redis must never
+//! evict it: only `maxmemory-policy noeviction` guarantees that (every other policy may
+//! evict keys with a TTL, and these have one). The store reads the policy (`CONFIG GET`,
+//! or `INFO memory` where `CONFIG` is refused, as on some managed services) before the
+//! first consumption and again every minute, and refuses single-use states while the
+//! policy evicts or cannot be read.
 
 use super::{Redis, hex};
 use futures_util::future::BoxFuture;
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
 use sterna::server::state::{ReplayError, ReplayStore};
 
-/// A [`ReplayStore`] in Redis. Keys expire with the state they record.
+/// What the last look at the policy found.
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum Verdict {
+    /// `noeviction`.
+    Safe,
+    /// Why consumed states could be forgotten.
+    Unsafe(String),
+}
+
+#[derive(Debug)]
+struct Policy {
+    every: Duration,
+    /// The operator vouches for `noeviction` (where the policy cannot be read).
+    assumed: bool,
+    last: Mutex<Option<(Instant, Verdict)>>,
+}
+
+/// A [`ReplayStore`] in Redis. Keys expire with the state they record; Redis must run
+/// with `maxmemory-policy noeviction` (see the module docs), otherwise every single-use
+/// call is refused with `-32603`.
 #[derive(Debug, Clone)]
 pub struct RedisReplayStore {
     redis: Redis,
+    policy: Arc<Policy>,
 }
 
 impl RedisReplayStore {
     pub(crate) fn new(redis: Redis) -> Self {
-        Self { redis }
+        Self {
+            redis,
+            policy: Arc::new(Policy {
+                every: Duration::from_secs(60),
+                assumed: false,
+                last: Mutex::new(None),
+            }),
+        }
+    }
+
+    /// How often the eviction policy is read again (default every minute; a policy
+    /// changed at runtime is seen within this).
+    pub fn recheck_every(self, every: Duration) -> Self {
+        let assumed = self.policy.assumed;
+        self.with_policy(every, assumed)
+    }
+
+    /// Trusts that Redis runs with `maxmemory-policy noeviction` without reading it: for
+    /// a managed Redis that refuses both `CONFIG` and `INFO` (set the policy in its
+    /// parameter group first). Without this, such a Redis gets no single-use states.
+    pub fn assume_noeviction(self) -> Self {
+        let every = self.policy.every;
+        self.with_policy(every, true)
+    }
+
+    fn with_policy(self, every: Duration, assumed: bool) -> Self {
+        Self {
+            redis: self.redis,
+            policy: Arc::new(Policy {
+                every,
+                assumed,
+                last: Mutex::new(None),
+            }),
+        }
+    }
+
+    /// The policy's verdict, read again when older than `every`.
+    async fn verdict(&self) -> Result<(), ReplayError> {
+        if self.policy.assumed {
+            return Ok(());
+        }
+        let cached = self
+            .policy
+            .last
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .clone();
+        let verdict = match cached {
+            Some((at, v)) if at.elapsed() < self.policy.every => v,
+            previous => {
+                let v = self.read_policy().await?;
+                self.remember(previous.map(|(_, v)| v), v.clone());
+                v
+            }
+        };
+        match verdict {
+            Verdict::Safe => Ok(()),
+            Verdict::Unsafe(why) => Err(ReplayError::Unreliable(why)),
+        }
+    }
+
+    fn remember(&self, previous: Option<Verdict>, now: Verdict) {
+        if previous.as_ref() != Some(&now) {
+            match &now {
+                Verdict::Safe => {
+                    tracing::info!("Redis maxmemory-policy is noeviction: single use is guaranteed")
+                }
+                Verdict::Unsafe(why) => tracing::error!(
+                    reason = %why,
+                    "single-use states are refused: Redis could forget consumed ones"
+                ),
+            }
+        }
+        *self.policy.last.lock().unwrap_or_else(|p| p.into_inner()) = Some((Instant::now(), now));
+    }
+
+    /// Reads `maxmemory-policy`: `CONFIG GET`, else `INFO memory`. `Err` when Redis
+    /// cannot be reached (nothing is concluded then).
+    async fn read_policy(&self) -> Result<Verdict, ReplayError> {
+        let mut conn = self.redis.conn.clone();
+        let config: Result<Vec<String>, redis::RedisError> = redis::cmd("CONFIG")
+            .arg("GET")
+            .arg("maxmemory-policy")
+            .query_async(&mut conn)
+            .await;
+        let refused = match config {
+            Ok(pair) => return Ok(judge(pair.get(1).map(String::as_str))),
+            Err(e) if unreachable(&e) => return Err(ReplayError::Unavailable(Box::new(e))),
+            Err(e) => e,
+        };
+        let info: Result<String, redis::RedisError> = redis::cmd("INFO")
+            .arg("memory")
+            .query_async(&mut conn)
+            .await;
+        match info {
+            Ok(text) => Ok(judge(info_policy(&text))),
+            Err(e) if unreachable(&e) => Err(ReplayError::Unavailable(Box::new(e))),
+            Err(e) => Ok(Verdict::Unsafe(format!(
+                "Redis maxmemory-policy cannot be read (CONFIG: {refused}; INFO: {e}); \
+                 set it to noeviction and use RedisReplayStore::assume_noeviction"
+            ))),
+        }
+    }
+}
+
+/// Whether Redis was not reached at all (as opposed to refusing a command).
+fn unreachable(e: &redis::RedisError) -> bool {
+    e.is_io_error() || e.is_timeout() || e.is_connection_dropped() || e.is_connection_refusal()
+}
+
+/// `maxmemory_policy:…` from the `INFO memory` text.
+fn info_policy(text: &str) -> Option<&str> {
+    text.lines()
+        .find_map(|l| l.strip_prefix("maxmemory_policy:"))
+        .map(str::trim)
+}
+
+fn judge(policy: Option<&str>) -> Verdict {
+    match policy {
+        Some("noeviction") => Verdict::Safe,
+        Some(p) => Verdict::Unsafe(format!(
+            "Redis maxmemory-policy is {p}, which may evict the keys of consumed states \
+             (noeviction is required)"
+        )),
+        None => Verdict::Unsafe("Redis did not say its maxmemory-policy".to_owned()),
     }
 }
 
@@ -22,6 +175,7 @@ impl ReplayStore for RedisReplayStore {
         let key = self.redis.key("replay", &hex(&id));
         let mut conn = self.redis.conn.clone();
         Box::pin(async move {
+            self.verdict().await?;
             let set: Option<String> = redis::cmd("SET")
                 .arg(&key)
                 .arg(1)
@@ -33,5 +187,31 @@ impl ReplayStore for RedisReplayStore {
                 .map_err(|e| ReplayError::Unavailable(Box::new(e)))?;
             Ok(set.is_some())
         })
+    }
+
+    fn check(&self) -> BoxFuture<'_, Result<(), ReplayError>> {
+        Box::pin(self.verdict())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn only_noeviction_is_safe() {
+        assert_eq!(judge(Some("noeviction")), Verdict::Safe);
+        for p in [
+            "volatile-lru",
+            "allkeys-lru",
+            "volatile-ttl",
+            "allkeys-random",
+        ] {
+            assert!(matches!(judge(Some(p)), Verdict::Unsafe(w) if w.contains(p)));
+        }
+        assert!(matches!(judge(None), Verdict::Unsafe(_)));
+        let info = "# Memory\r\nused_memory:1\r\nmaxmemory_policy:volatile-lru\r\nx:1\r\n";
+        assert_eq!(info_policy(info), Some("volatile-lru"));
+        assert_eq!(info_policy("# Memory\r\n"), None);
     }
 }

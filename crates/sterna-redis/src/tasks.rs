@@ -144,4 +144,19 @@ impl TaskStore for RedisTaskStore {
             Ok(swapped == 1)
         })
     }
+
+    /// `HGET v`: what a running task polls (the record itself is read only when the
+    /// version moved).
+    fn version(&self, id: &str) -> BoxFuture<'_, Result<Option<u64>, TaskStoreError>> {
+        let key = self.redis.key("task", id);
+        let mut conn = self.redis.conn.clone();
+        Box::pin(async move {
+            redis::cmd("HGET")
+                .arg(key)
+                .arg("v")
+                .query_async(&mut conn)
+                .await
+                .map_err(unavailable)
+        })
+    }
 }

@@ -32,11 +32,16 @@ impl Drop for Server {
 }
 
 impl Server {
+    pub(crate) fn start() -> Self {
+        Self::start_with(&[])
+    }
+
+    /// A server with extra `redis-server` arguments (`--maxmemory 8mb` …).
     #[expect(
         clippy::zombie_processes,
         reason = "the child is owned by Server, whose Drop kills and waits for it"
     )]
-    pub(crate) fn start() -> Self {
+    pub(crate) fn start_with(extra: &[&str]) -> Self {
         let port = TcpListener::bind("127.0.0.1:0")
             .unwrap()
             .local_addr()
@@ -55,6 +60,7 @@ impl Server {
                 "--appendonly",
                 "no",
             ])
+            .args(extra)
             .current_dir(&dir)
             .stdout(Stdio::null())
             .spawn()

@@ -16,11 +16,11 @@ use tokio::process::{Child, Command};
 
 /// The target of the events that carry a stdio server's stderr, one line each (at `info`,
 /// field `line`).
-pub const STDERR_TARGET: &str = "sterna::client::server_stderr";
+pub const STDERR_TARGET: &str = "sterna_client::server_stderr";
 
 /// The target of the event logged when a stdio server's process exits (at `info`, fields
 /// `status`, and `code` when it exited rather than being killed by a signal).
-pub const EXIT_TARGET: &str = "sterna::client::server_exit";
+pub const EXIT_TARGET: &str = "sterna_client::server_exit";
 
 /// A server started as a child process, spoken to over its stdin/stdout; its stderr is
 /// logged (at `info`, target [`STDERR_TARGET`]), never read as an error, and its exit too

@@ -18,6 +18,17 @@ pub enum OriginPolicy {
 }
 
 /// Settings of the HTTP endpoint.
+///
+/// | setting | default | beyond it |
+/// |---|---|---|
+/// | [`max_body`](Self::max_body) | 4 MiB | 413 |
+/// | [`timeout`](Self::timeout) | 5 minutes per request (after its body) | 504 |
+/// | [`header_timeout`](Self::header_timeout) | 30 s to send the headers | connection closed |
+/// | [`body_timeout`](Self::body_timeout) | 30 s to send the whole body | 408, connection closed |
+/// | [`max_connections`](Self::max_connections) | [`DEFAULT_MAX_CONNECTIONS`] (1024), at most ¾ of `ulimit -n` | waits in the accept queue |
+///
+/// The header deadline and the connection limit are [`HttpServer`](super::HttpServer)'s;
+/// the others hold wherever [`McpService`](super::McpService) is mounted.
 #[derive(Debug, Clone)]
 pub struct HttpConfig {
     pub(crate) origins: OriginPolicy,
@@ -27,7 +38,14 @@ pub struct HttpConfig {
     /// 2025-11-25 sessions (see `HttpConfig::sessions`).
     #[cfg(feature = "legacy")]
     pub(crate) sessions: super::SessionConfig,
+    pub(crate) header_timeout: Duration,
+    pub(crate) body_timeout: Option<Duration>,
+    pub(crate) max_connections: Option<usize>,
 }
+
+/// The most connections [`HttpServer`](super::HttpServer) serves at once by default (also
+/// capped at three quarters of the process's open-file limit).
+pub const DEFAULT_MAX_CONNECTIONS: usize = 1024;
 
 impl Default for HttpConfig {
     fn default() -> Self {
@@ -38,13 +56,18 @@ impl Default for HttpConfig {
             keep_alive: Duration::from_secs(15),
             #[cfg(feature = "legacy")]
             sessions: super::SessionConfig::default(),
+            header_timeout: Duration::from_secs(30),
+            body_timeout: Some(Duration::from_secs(30)),
+            max_connections: None,
         }
     }
 }
 
 impl HttpConfig {
     /// Default settings: localhost origins, 4 MiB bodies, 5 minute requests, keep-alive
-    /// comments every 15 s on streams.
+    /// comments every 15 s on streams; against slow or idle clients, 30 s to send the
+    /// headers, 30 s to send the body, and at most [`DEFAULT_MAX_CONNECTIONS`] connections
+    /// (fewer when the open-file limit is low).
     pub fn new() -> Self {
         Self::default()
     }
@@ -72,6 +95,36 @@ impl HttpConfig {
     /// How often an idle stream sends an SSE comment to keep proxies from closing it.
     pub fn keep_alive(mut self, every: Duration) -> Self {
         self.keep_alive = every;
+        self
+    }
+
+    /// How long a client has to send a request's headers, from the moment the connection
+    /// is ready for them (a new connection, or a keep-alive one after its last answer);
+    /// beyond it the connection is closed. Default 30 s. Applies to
+    /// [`HttpServer`](super::HttpServer) (a server of your own sets its own).
+    pub fn header_timeout(mut self, limit: Duration) -> Self {
+        self.header_timeout = limit;
+        self
+    }
+
+    /// How long a client has to send the whole body of a request, from the end of its
+    /// headers (`None`: no limit). A body still incomplete then gets 408 and the
+    /// connection closes. Default 30 s; raise it with [`max_body`](Self::max_body) for
+    /// large bodies over slow links. It is the
+    /// [`BodyTimeoutLayer`](super::layers::BodyTimeoutLayer) of [`McpService`](super::McpService),
+    /// so it holds wherever the service is mounted.
+    pub fn body_timeout(mut self, limit: Option<Duration>) -> Self {
+        self.body_timeout = limit;
+        self
+    }
+
+    /// The most connections [`HttpServer`](super::HttpServer) serves at once; more wait in
+    /// the listener's accept queue until one closes. Default [`DEFAULT_MAX_CONNECTIONS`],
+    /// lowered to three quarters of the process's open-file limit (`ulimit -n`) when that
+    /// is smaller, so the process keeps descriptors for everything else. A value set here
+    /// is used as it is (at least 1).
+    pub fn max_connections(mut self, n: usize) -> Self {
+        self.max_connections = Some(n.max(1));
         self
     }
 }

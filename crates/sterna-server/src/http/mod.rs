@@ -25,6 +25,7 @@ mod headers;
 pub mod layers;
 #[cfg(feature = "legacy")]
 mod legacy;
+mod listen;
 mod peer;
 mod respond;
 mod serve;
@@ -32,7 +33,7 @@ mod service;
 
 pub use auth::{AuthError, AuthLayer, AuthService, Authenticator, BearerTokens};
 pub use body::McpBody;
-pub use config::{HttpConfig, OriginPolicy};
+pub use config::{DEFAULT_MAX_CONNECTIONS, HttpConfig, OriginPolicy};
 #[cfg(feature = "legacy")]
 pub use legacy::{
     MemorySessionStore, SessionBus, SessionConfig, SessionError, SessionEvent, SessionLimits,

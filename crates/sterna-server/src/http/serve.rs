@@ -2,10 +2,11 @@
 
 use super::auth::AuthLayer;
 use super::config::HttpConfig;
+use super::listen;
 use super::service::McpService;
 use crate::server::Server;
 use hyper::body::Incoming;
-use hyper_util::rt::{TokioExecutor, TokioIo, TokioTimer};
+use hyper_util::rt::{TokioIo, TokioTimer};
 use hyper_util::server::graceful::GracefulShutdown;
 use hyper_util::service::TowerToHyperService;
 use std::future::Future;
@@ -14,6 +15,7 @@ use std::net::SocketAddr;
 use std::sync::Arc;
 use std::time::Duration;
 use tokio::net::TcpListener;
+use tokio::sync::{OwnedSemaphorePermit, Semaphore};
 use tower_layer::Layer;
 
 /// Serves a [`Server`] over Streamable HTTP on one path (default `/mcp`).
@@ -62,6 +64,21 @@ impl HttpServer {
         self
     }
 
+    /// The most connections served at once (see [`HttpConfig::max_connections`]); keeps
+    /// an endpoint given to [`from_service`](Self::from_service).
+    pub fn max_connections(mut self, n: usize) -> Self {
+        self.config.max_connections = Some(n.max(1));
+        self
+    }
+
+    /// How long a client has to send a request's headers (see
+    /// [`HttpConfig::header_timeout`]); keeps an endpoint given to
+    /// [`from_service`](Self::from_service).
+    pub fn header_timeout(mut self, limit: Duration) -> Self {
+        self.config.header_timeout = limit;
+        self
+    }
+
     /// Adds a header to every response of the endpoint, e.g. the name of the replica that
     /// answered (`x-sterna-replica`), to see a load balancer at work. Applies when this
     /// server serves ([`serve`](Self::serve), [`serve_with_shutdown`](Self::serve_with_shutdown)),
@@ -100,57 +117,115 @@ impl HttpServer {
     /// Serves on `listener` until `shutdown` completes; then stops accepting, ends
     /// `subscriptions/listen` streams with their closing result, and waits for requests in
     /// flight (at most `grace`, 30 s) before returning.
+    ///
+    /// Against slow and idle clients ([`HttpConfig`]): at most
+    /// [`max_connections`](HttpConfig::max_connections) connections are served at once
+    /// (the rest wait in the listener's queue); each has
+    /// [`header_timeout`](HttpConfig::header_timeout) to send a request's headers and
+    /// [`body_timeout`](HttpConfig::body_timeout) to send its body. A failing `accept`
+    /// (out of file descriptors) is retried after a growing pause (up to 1 s) and logged
+    /// once per 10 s. At startup, [`Server::check_single_use`] logs an error when
+    /// single-use tools cannot be protected.
     pub async fn serve_with_shutdown(
         self,
         listener: TcpListener,
         shutdown: impl Future<Output = ()> + Send,
     ) -> io::Result<()> {
         let server = self.server.clone();
-        let path = self.path.clone();
-        let auth = self.auth.clone();
-        let headers = self.headers.clone();
-        let mcp = self.into_service();
-        let graceful = GracefulShutdown::new();
+        // Says at startup (in the log) when single-use tools cannot be protected.
+        let _ = server.check_single_use().await;
+        let limit = listen::connection_limit(self.config.max_connections);
+        let header_timeout = self.config.header_timeout;
+        let accept = Accept {
+            path: self.path.clone(),
+            auth: self.auth.clone(),
+            headers: self.headers.clone(),
+            mcp: self.into_service(),
+            permits: Arc::new(Semaphore::new(limit)),
+            header_timeout,
+            graceful: GracefulShutdown::new(),
+        };
+        tracing::debug!(max_connections = limit, "serving");
         let mut shutdown = std::pin::pin!(shutdown);
-        loop {
-            tokio::select! {
-                accepted = listener.accept() => {
-                    let (stream, peer) = match accepted {
-                        Ok(c) => c,
-                        Err(e) => {
-                            tracing::warn!(error = %e, "accept failed");
-                            tokio::time::sleep(Duration::from_millis(50)).await;
-                            continue;
-                        }
-                    };
-                    let _ = stream.set_nodelay(true);
-                    let routed = Routed { path: path.clone(), inner: mcp.clone(), headers: headers.clone(), peer };
-                    let conn = hyper::server::conn::http1::Builder::new()
-                        .timer(TokioTimer::new())
-                        .header_read_timeout(Duration::from_secs(30))
-                        .serve_connection(TokioIo::new(stream), TowerToHyperService::new(auth_or_plain(auth.as_ref(), routed)))
-                        ;
-                    let conn = graceful.watch(conn);
-                    // In the caller's span: its fields (a replica name) tag every message.
-                    tokio::spawn(tracing::Instrument::in_current_span(async move {
-                        if let Err(e) = conn.await {
-                            tracing::debug!(error = %e, "connection ended with an error");
-                        }
-                    }));
-                }
-                () = &mut shutdown => break,
-            }
+        tokio::select! {
+            () = accept.run(&listener) => {}
+            () = &mut shutdown => {}
         }
         drop(listener);
         server.close_subscriptions();
         tokio::select! {
-            () = graceful.shutdown() => {}
+            () = accept.graceful.shutdown() => {}
             () = tokio::time::sleep(Duration::from_secs(30)) => {
                 tracing::warn!("requests still in flight after 30 s; stopping anyway");
             }
         }
-        let _ = TokioExecutor::new();
         Ok(())
+    }
+}
+
+/// The accept loop and what each connection gets.
+struct Accept {
+    path: Arc<str>,
+    auth: Option<AuthLayer>,
+    headers: Arc<http::HeaderMap>,
+    mcp: McpService,
+    /// One per connection served; the others wait in the listener's queue.
+    permits: Arc<Semaphore>,
+    header_timeout: Duration,
+    graceful: GracefulShutdown,
+}
+
+impl Accept {
+    /// Accepts connections for ever (the caller stops it), each with a permit.
+    async fn run(&self, listener: &TcpListener) {
+        let mut errors = listen::AcceptErrors::default();
+        let mut full = listen::Throttle::default();
+        loop {
+            if self.permits.available_permits() == 0
+                && let Some(quiet) = full.note(tokio::time::Instant::now())
+            {
+                tracing::warn!(
+                    repeated = quiet,
+                    "connection limit reached; new connections wait (HttpConfig::max_connections)"
+                );
+            }
+            let Ok(permit) = self.permits.clone().acquire_owned().await else {
+                return;
+            };
+            match listener.accept().await {
+                Ok((stream, peer)) => {
+                    errors.succeeded();
+                    self.serve(stream, peer, permit);
+                }
+                Err(e) => {
+                    drop(permit);
+                    tokio::time::sleep(errors.failed(&e)).await;
+                }
+            }
+        }
+    }
+
+    fn serve(&self, stream: tokio::net::TcpStream, peer: SocketAddr, permit: OwnedSemaphorePermit) {
+        let _ = stream.set_nodelay(true);
+        let routed = Routed {
+            path: self.path.clone(),
+            inner: self.mcp.clone(),
+            headers: self.headers.clone(),
+            peer,
+        };
+        let service = TowerToHyperService::new(auth_or_plain(self.auth.as_ref(), routed));
+        let conn = hyper::server::conn::http1::Builder::new()
+            .timer(TokioTimer::new())
+            .header_read_timeout(self.header_timeout)
+            .serve_connection(TokioIo::new(stream), service);
+        let conn = self.graceful.watch(conn);
+        // In the caller's span: its fields (a replica name) tag every message.
+        tokio::spawn(tracing::Instrument::in_current_span(async move {
+            if let Err(e) = conn.await {
+                tracing::debug!(error = %e, "connection ended with an error");
+            }
+            drop(permit);
+        }));
     }
 }
 
@@ -241,7 +316,6 @@ where
     fn call(&mut self, mut req: http::Request<B>) -> Self::Future {
         use futures_util::future::{Either, ready};
         req.extensions_mut().insert(super::PeerAddr(self.peer));
-        super::peer::stamp(req.extensions_mut());
         if req.uri().path() != &*self.path {
             let mut r = http::Response::new(super::body::McpBody::empty());
             *r.status_mut() = http::StatusCode::NOT_FOUND;

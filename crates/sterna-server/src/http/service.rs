@@ -8,8 +8,8 @@ use super::config::HttpConfig;
 use super::era::HttpEra;
 use super::headers;
 use super::layers::{
-    AcceptLayer, AcceptService, Accepts, BodyLimitLayer, BodyLimitService, ContentTypeLayer,
-    ContentTypeService, Deadline, OriginLayer, OriginService,
+    AcceptLayer, AcceptService, Accepts, BodyLimitLayer, BodyLimitService, BodyTimeoutLayer,
+    BodyTimeoutService, ContentTypeLayer, ContentTypeService, Deadline, OriginLayer, OriginService,
 };
 use super::respond::{Done, json, plain, rpc_error, sse_response, status_of};
 use crate::server::inbound::{
@@ -37,7 +37,9 @@ use tower_layer::Layer;
 
 type BoxError = Box<dyn std::error::Error + Send + Sync>;
 
-type Stack = OriginService<ContentTypeService<AcceptService<BodyLimitService<Endpoint>>>>;
+type Stack = OriginService<
+    ContentTypeService<AcceptService<BodyTimeoutService<BodyLimitService<Endpoint>>>>,
+>;
 
 /// The MCP endpoint: answers POSTs of JSON-RPC messages for a [`Server`], behind the
 /// [layers](super::layers) that check origin, content type, accept, body size and time.
@@ -79,6 +81,7 @@ impl McpService {
             shared: shared.clone(),
         };
         let limited = BodyLimitLayer::new(config.max_body).layer(endpoint);
+        let limited = BodyTimeoutLayer::new(config.body_timeout).layer(limited);
         let stack = OriginLayer::new(config.origins.clone())
             .layer(ContentTypeLayer.layer(AcceptLayer.layer(limited)));
         Self {

@@ -4,10 +4,7 @@
 use crate::server::Change;
 
 /// The 2025 notification for a change, if this session should get it.
-pub(crate) fn notification(
-    change: &Change,
-    subscribed: impl Fn(&str) -> bool,
-) -> Option<Vec<u8>> {
+pub(crate) fn notification(change: &Change, subscribed: impl Fn(&str) -> bool) -> Option<Vec<u8>> {
     let (method, params) = match change {
         Change::ToolsListChanged => ("notifications/tools/list_changed", None),
         Change::PromptsListChanged => ("notifications/prompts/list_changed", None),

@@ -155,6 +155,22 @@ impl Server {
         sterna_types::version::MODERN_VERSIONS
     }
 
+    /// Whether this server's single-use tools are protected: `Ok` when it has no replay
+    /// store, or its store can keep every consumed state until it expires (see
+    /// [`ReplayStore::check`](crate::state::ReplayStore::check)). Otherwise every
+    /// single-use call is refused with `-32603` until the store is fixed; this logs an
+    /// error saying why. `HttpServer` calls it when it starts serving.
+    pub async fn check_single_use(&self) -> Result<(), crate::state::ReplayError> {
+        let Some(store) = &self.state().replay else {
+            return Ok(());
+        };
+        let checked = store.check().await;
+        if let Err(e) = &checked {
+            tracing::error!(error = %e, "single-use tools will be refused until this is fixed");
+        }
+        checked
+    }
+
     /// Handles one message given as bytes (a line of stdio, a POST body). Returns the
     /// response to send, if any: notifications and cancelled requests get none.
     pub async fn handle_message(&self, bytes: &[u8], env: RequestEnv) -> Option<Response> {

@@ -247,7 +247,7 @@ impl<'s, 'a> Round<'s, 'a> {
             }
             Err(Refused::Store(e)) => {
                 tracing::error!(error = %e, "replay store failed; refusing the state");
-                Err(store_unavailable("replay store"))
+                Err(e.to_client())
             }
             Err(Refused::StateStore(e)) => {
                 tracing::error!(error = %e, "state store failed; refusing the state");

@@ -7,12 +7,19 @@
 //!
 //! The store must be shared by every replica that can receive the retry: use
 //! [`MemoryReplayStore`] for one process, a shared store (Redis) for a fleet.
+//!
+//! A store must never forget a consumed state before it expires. One that could (a Redis
+//! whose `maxmemory-policy` evicts keys; a memory store that dropped entries when full)
+//! would let a replay run again, so single use fails closed instead: the call is refused
+//! with `-32603` naming the reason ([`ReplayError::Unreliable`], [`ReplayError::Full`]),
+//! and [`Server::check_single_use`](crate::Server::check_single_use) says so at startup.
 
 use futures_util::future::BoxFuture;
 use std::collections::HashMap;
 use std::fmt;
 use std::sync::Mutex;
 use std::time::{SystemTime, UNIX_EPOCH};
+use sterna_types::error::ErrorObject;
 
 /// Why the store could not answer.
 #[derive(Debug)]
@@ -22,6 +29,10 @@ pub enum ReplayError {
     Full,
     /// The store is unreachable or failed.
     Unavailable(Box<dyn std::error::Error + Send + Sync>),
+    /// The store cannot promise to keep every consumed state until it expires (why, for
+    /// the operator: e.g. Redis's `maxmemory-policy` evicts keys), so no single-use state
+    /// is accepted (fail closed).
+    Unreliable(String),
 }
 
 impl fmt::Display for ReplayError {
@@ -29,6 +40,9 @@ impl fmt::Display for ReplayError {
         match self {
             Self::Full => f.write_str("replay store is full"),
             Self::Unavailable(e) => write!(f, "replay store unavailable: {e}"),
+            Self::Unreliable(why) => {
+                write!(f, "replay store cannot guarantee single use: {why}")
+            }
         }
     }
 }
@@ -36,9 +50,26 @@ impl fmt::Display for ReplayError {
 impl std::error::Error for ReplayError {
     fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
         match self {
-            Self::Full => None,
+            Self::Full | Self::Unreliable(_) => None,
             Self::Unavailable(e) => Some(e.as_ref()),
         }
+    }
+}
+
+impl ReplayError {
+    /// What the client hears (`-32603`): the reason, without the operator's details.
+    pub(crate) fn to_client(&self) -> ErrorObject {
+        ErrorObject::internal(match self {
+            Self::Full => {
+                "Single-use call refused: the replay store is full; retry later".to_owned()
+            }
+            Self::Unreliable(_) => "Single-use call refused: single use cannot be guaranteed \
+                 (the replay store may forget consumed states; see the server's log)"
+                .to_owned(),
+            Self::Unavailable(_) => "Temporarily unavailable: the replay store cannot be \
+                 reached; retry the same request later"
+                .to_owned(),
+        })
     }
 }
 
@@ -46,7 +77,18 @@ impl std::error::Error for ReplayError {
 pub trait ReplayStore: Send + Sync + fmt::Debug + 'static {
     /// Marks `id` consumed until `expires_at` (Unix seconds). Returns `true` the first time,
     /// `false` when it was already consumed. Must be atomic across concurrent callers.
+    /// A store that cannot keep the entry until `expires_at` (see
+    /// [`check`](Self::check)) answers `Err` rather than `Ok(true)`.
     fn consume(&self, id: [u8; 16], expires_at: u64) -> BoxFuture<'_, Result<bool, ReplayError>>;
+
+    /// Whether the store can keep every consumed state until it expires:
+    /// [`ReplayError::Unreliable`] when it might forget one (then single-use states are
+    /// refused), [`ReplayError::Unavailable`] when that cannot be known now. Asked at
+    /// startup by [`Server::check_single_use`](crate::Server::check_single_use). The
+    /// default answers `Ok` (for stores that never evict).
+    fn check(&self) -> BoxFuture<'_, Result<(), ReplayError>> {
+        Box::pin(std::future::ready(Ok(())))
+    }
 }
 
 const SHARDS: usize = 16;

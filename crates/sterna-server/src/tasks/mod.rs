@@ -16,6 +16,7 @@ pub(crate) mod record;
 mod runner;
 mod settings;
 mod store;
+mod watch;
 
 pub use settings::TaskSupport;
 pub use store::{MemoryTaskStore, StoredTask, TaskStore, TaskStoreError};
@@ -46,8 +47,10 @@ pub(crate) struct Tasks {
     pub(crate) poll: Duration,
     /// The largest encoded record accepted (answers that would grow it beyond are refused).
     pub(crate) max_record: usize,
-    /// How often a running handler checks the store for a cancel from another replica.
+    /// How soon a running handler first checks a store that cannot announce changes for
+    /// a cancel from another replica (then at doubling intervals up to `watch_max`).
     pub(crate) watch: Duration,
+    pub(crate) watch_max: Duration,
     /// Runs in this process, by task id: cancelled by `tasks/cancel`.
     pub(crate) running: Mutex<HashMap<String, (u64, CancellationToken)>>,
 }
@@ -77,6 +80,7 @@ impl Tasks {
             poll,
             max_record: 256 * 1024,
             watch: Duration::from_millis(500),
+            watch_max: Duration::from_secs(5),
             running: Mutex::new(HashMap::new()),
         }
     }

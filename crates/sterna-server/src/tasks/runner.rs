@@ -46,8 +46,8 @@ impl Runner<'_> {
         let token = CancellationToken::new();
         tasks.running().insert(id.clone(), (run, token.clone()));
         let ending = match tasks.load_any(&id).await {
-            Ok(Some(rec)) if rec.run == run && rec.status == TaskStatus::Working => self
-                .run_handler(tasks, &id, &rec, principal, &token)
+            Ok(Some((rec, version))) if rec.run == run && rec.status == TaskStatus::Working => self
+                .run_handler(tasks, &id, (&rec, version), principal, &token)
                 .await
                 .map(|e| (rec, e)),
             _ => None,
@@ -78,13 +78,13 @@ impl Runner<'_> {
         }
     }
 
-    /// Runs the handler once. `None` when the run was stopped (cancelled here or on
-    /// another replica).
+    /// Runs the handler once (`rec` at store version `version`). `None` when the run was
+    /// stopped (cancelled here or on another replica).
     async fn run_handler(
         &self,
         tasks: &Tasks,
         id: &str,
-        rec: &TaskRecord,
+        (rec, version): (&TaskRecord, u64),
         principal: Principal,
         token: &CancellationToken,
     ) -> Option<Ending> {
@@ -130,7 +130,7 @@ impl Runner<'_> {
         };
         let produced = tokio::select! {
             r = guarded(fut, token) => r?,
-            () = tasks.watch_run(id, rec.run) => {
+            () = tasks.watch_run(id, rec.run, version) => {
                 token.cancel();
                 return None;
             }
@@ -177,34 +177,5 @@ fn park(ctx: &Context, raw: Option<InputRequiredResult>, flow_id: [u8; 16]) -> E
             Ending::Failed(ErrorObject::internal("Internal error"))
         }
         Ok((requests, flow)) => Ending::Parked { requests, flow },
-    }
-}
-
-impl Tasks {
-    /// The record, whoever owns it (for the server's own runs). `Err` when the store
-    /// could not answer.
-    pub(crate) async fn load_any(&self, id: &str) -> Result<Option<TaskRecord>, ()> {
-        match self.store.load(id).await {
-            Ok(Some(stored)) => Ok(self.decode(id, &stored.bytes)),
-            Ok(None) => Ok(None),
-            Err(e) => {
-                tracing::warn!(task = short(id), error = %e, "task store failed");
-                Err(())
-            }
-        }
-    }
-
-    /// Resolves when run `run` should stop: the task was cancelled or ended elsewhere,
-    /// or has disappeared. Checks the store every `watch` (a cancel on another replica
-    /// cannot reach this run's token).
-    async fn watch_run(&self, id: &str, run: u64) {
-        loop {
-            tokio::time::sleep(self.watch).await;
-            match self.load_any(id).await {
-                Ok(Some(r)) if r.run != run || r.status != TaskStatus::Working => return,
-                Ok(None) => return,
-                Ok(Some(_)) | Err(()) => {}
-            }
-        }
     }
 }

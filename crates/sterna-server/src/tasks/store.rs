@@ -13,6 +13,7 @@ use std::collections::HashMap;
 use std::fmt;
 use std::sync::Mutex;
 use std::time::Duration;
+use tokio::sync::watch;
 
 /// Why a store could not answer.
 #[derive(Debug)]
@@ -90,12 +91,34 @@ pub trait TaskStore: Send + Sync + fmt::Debug + 'static {
         bytes: Vec<u8>,
         keep: Duration,
     ) -> BoxFuture<'_, Result<bool, TaskStoreError>>;
+
+    /// The record's version, without its bytes: what a running task polls to notice a
+    /// cancel written by another replica. The default reads the whole record; a store
+    /// that can answer with less should.
+    fn version(&self, id: &str) -> BoxFuture<'_, Result<Option<u64>, TaskStoreError>> {
+        let load = self.load(id);
+        Box::pin(async move { Ok(load.await?.map(|s| s.version)) })
+    }
+
+    /// For a store that sees every change itself (one kept in this process): a future
+    /// that resolves once record `id` is no longer at `version` (swapped, gone, expired),
+    /// so a running task waits without reading anything. `None` (the default): running
+    /// tasks poll [`version`](Self::version) instead, every 0.5 s at first, backing off
+    /// to every 5 s, so a cancel on another replica stops the run within about 5 s (the
+    /// task itself is `cancelled` at once).
+    fn changed(&self, id: &str, version: u64) -> Option<BoxFuture<'static, ()>> {
+        let _ = (id, version);
+        None
+    }
 }
 
 struct Entry {
     stored: StoredTask,
     until: std::time::Instant,
     owner: QuotaKey,
+    /// Wakes the tasks waiting on this record (created when the first one waits; a
+    /// swap sends, a removal drops it).
+    changed: Option<watch::Sender<()>>,
 }
 
 #[derive(Default)]
@@ -190,6 +213,7 @@ impl MemoryTaskStore {
             stored,
             until: now + keep,
             owner: owner.clone(),
+            changed: None,
         };
         if let Some(old) = map.insert(id.to_owned(), entry) {
             holdings.remove(&old.owner, id);
@@ -208,6 +232,16 @@ impl MemoryTaskStore {
             .map(|e| e.stored.clone())
     }
 
+    fn load_version(&self, id: &str) -> Option<u64> {
+        let now = std::time::Instant::now();
+        let inner = self.lock();
+        inner
+            .map
+            .get(id)
+            .filter(|e| e.until > now)
+            .map(|e| e.stored.version)
+    }
+
     fn swap_now(&self, id: &str, version: u64, bytes: Vec<u8>, keep: Duration) -> bool {
         let now = std::time::Instant::now();
         let mut inner = self.lock();
@@ -218,10 +252,39 @@ impl MemoryTaskStore {
                     bytes,
                 };
                 e.until = now + keep;
+                if let Some(tx) = &e.changed {
+                    tx.send_replace(());
+                }
                 true
             }
             _ => false,
         }
+    }
+}
+
+impl MemoryTaskStore {
+    /// Resolves once `id` is no longer at `version` (ready at once if it is not now).
+    fn changed_now(&self, id: &str, version: u64) -> BoxFuture<'static, ()> {
+        let now = std::time::Instant::now();
+        let mut inner = self.lock();
+        let Some(e) = inner
+            .map
+            .get_mut(id)
+            .filter(|e| e.until > now && e.stored.version == version)
+        else {
+            return Box::pin(std::future::ready(()));
+        };
+        let mut rx = e
+            .changed
+            .get_or_insert_with(|| watch::channel(()).0)
+            .subscribe();
+        let until = tokio::time::Instant::from_std(e.until);
+        Box::pin(async move {
+            tokio::select! {
+                _ = rx.changed() => {}
+                () = tokio::time::sleep_until(until) => {}
+            }
+        })
     }
 }
 
@@ -251,6 +314,15 @@ impl TaskStore for MemoryTaskStore {
         Box::pin(std::future::ready(Ok(
             self.swap_now(id, version, bytes, keep)
         )))
+    }
+
+    fn version(&self, id: &str) -> BoxFuture<'_, Result<Option<u64>, TaskStoreError>> {
+        let v = self.load_version(id);
+        Box::pin(std::future::ready(Ok(v)))
+    }
+
+    fn changed(&self, id: &str, version: u64) -> Option<BoxFuture<'static, ()>> {
+        Some(self.changed_now(id, version))
     }
 }
 

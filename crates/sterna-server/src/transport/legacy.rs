@@ -2,8 +2,8 @@
 //! answers to the questions it pushed, and the change notifications it forwards once the
 //! client said it is initialized.
 
-use crate::legacy::{Legacy, LegacySession};
 use crate::legacy::change_notification;
+use crate::legacy::{Legacy, LegacySession};
 use crate::server::{RequestEnv, Response, Server};
 use serde_json::value::RawValue;
 use std::sync::Arc;

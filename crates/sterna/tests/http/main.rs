@@ -7,6 +7,7 @@ mod client;
 mod fixture;
 
 mod auth;
+mod deadlines;
 mod endpoint;
 mod hardening;
 mod idp;

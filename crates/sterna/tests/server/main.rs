@@ -15,3 +15,4 @@ mod quotas;
 mod state_security;
 mod stored_state;
 mod tasks;
+mod tasks_waiting;

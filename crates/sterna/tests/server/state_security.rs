@@ -226,3 +226,45 @@ async fn single_use_holds_under_32_concurrent_retries() {
     assert_eq!((completed, refused), (1, 31));
     assert_eq!(c.redeemed.load(Ordering::SeqCst), 1);
 }
+
+#[tokio::test]
+async fn a_full_replay_store_refuses_new_states_and_forgets_none() {
+    // 16 shards of one entry each: full after a handful of states.
+    let store = std::sync::Arc::new(sterna::server::state::MemoryReplayStore::with_capacity(16));
+    let (srv, c) = server_with(|b| b.replay_store(store));
+    let mut w = Wire::new(&srv);
+    let ok = json!({"confirm": accept(json!({"ok": true}))});
+    let (mut consumed, mut full) = (Vec::new(), None);
+    for _ in 0..200 {
+        let (_, s) = input_required(&w.call("redeem", json!({}), json!({})).await);
+        let r = w
+            .call(
+                "redeem",
+                json!({}),
+                json!({"inputResponses": ok, "requestState": s}),
+            )
+            .await;
+        if r.get("error").is_some() {
+            full = Some(r);
+            break;
+        }
+        consumed.push(s);
+    }
+    let full = full.expect("the store filled up");
+    assert_eq!(error_code(&full), -32603, "{full}");
+    let msg = full["error"]["message"].as_str().unwrap();
+    assert!(msg.contains("replay store is full"), "{msg}");
+    // Every state consumed before is still refused: nothing was forgotten to make room.
+    assert!(!consumed.is_empty());
+    for s in &consumed {
+        assert_refused(
+            &w.call(
+                "redeem",
+                json!({}),
+                json!({"inputResponses": ok, "requestState": s}),
+            )
+            .await,
+        );
+    }
+    assert_eq!(c.redeemed.load(Ordering::SeqCst), consumed.len());
+}

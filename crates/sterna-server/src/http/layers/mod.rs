@@ -7,10 +7,11 @@
 //! | [`OriginLayer`] | 403: a foreign `Origin` or `Host` (DNS rebinding) |
 //! | [`ContentTypeLayer`] | 415: a POST that is not `application/json` |
 //! | [`AcceptLayer`] | 406: a POST that accepts neither JSON nor SSE |
+//! | [`BodyTimeoutLayer`] | 408 (connection closed): the body not received by its deadline |
 //! | [`BodyLimitLayer`] | 413: a body over the limit |
 //! | [`TimeoutLayer`] | 504: no answer by the deadline (which it also hands inward) |
 //!
-//! [`McpService`](super::McpService) stacks the first four in front of the MCP endpoint,
+//! [`McpService`](super::McpService) stacks the first five in front of the MCP endpoint,
 //! which applies its timeout itself (to the whole request, streams included).
 
 mod accept;
@@ -23,7 +24,10 @@ pub use accept::{AcceptLayer, AcceptService, Accepts};
 pub use content_type::{ContentTypeLayer, ContentTypeService};
 pub use limit::{BodyLimitLayer, BodyLimitService};
 pub use origin::{OriginLayer, OriginService};
-pub use timeout::{Deadline, TimeoutLayer, TimeoutService};
+pub use timeout::{
+    BodyTimeoutFuture, BodyTimeoutLayer, BodyTimeoutService, Deadline, TimedBody, TimeoutLayer,
+    TimeoutService,
+};
 
 use bytes::Bytes;
 use futures_util::future::{Either, Ready, ready};

@@ -1,15 +1,23 @@
-//! A deadline for each request: handed inward as a [`Deadline`] extension (so the MCP
+//! Deadlines. For each request: handed inward as a [`Deadline`] extension (so the MCP
 //! endpoint can stop the handler and answer the request's own id), and enforced here
-//! for any inner service that does not answer in time (504).
+//! for any inner service that does not answer in time (504). For each request body
+//! ([`BodyTimeoutLayer`]): the whole body must arrive in time (408, connection closed),
+//! so a client that sends headers and stalls cannot hold a connection and a task.
 
 use super::refusal;
 use bytes::Bytes;
 use futures_util::FutureExt;
 use futures_util::future::{Either, Map};
-use http::{Request, Response, StatusCode};
+use http::header::CONNECTION;
+use http::{HeaderValue, Request, Response, StatusCode};
+use http_body::{Body, Frame, SizeHint};
+use std::future::Future;
+use std::pin::Pin;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::task::{Context, Poll};
 use std::time::Duration;
-use tokio::time::{Instant, Timeout};
+use tokio::time::{Instant, Sleep, Timeout};
 use tower_layer::Layer;
 use tower_service::Service;
 
@@ -85,5 +93,168 @@ where
         req.extensions_mut().insert(Deadline(deadline));
         let fut = tokio::time::timeout_at(deadline, self.inner.call(req));
         Either::Left(fut.map(timed_out::<R, S::Error> as fn(_) -> _))
+    }
+}
+
+/// Gives every request `limit` from the end of its headers to deliver its whole body;
+/// a body still incomplete then gets 408 with `Connection: close` (the inner service's
+/// work on it is dropped, and hyper closes the connection instead of reading on).
+/// `None` sets no limit. Once the body has arrived the request runs on unbounded by
+/// this layer (see [`TimeoutLayer`] for that).
+///
+/// The inner service sees the body as a [`TimedBody`], which only notes when the body
+/// ends; the deadline itself is kept by this layer's future, so it holds even while the
+/// inner service is not reading.
+#[derive(Debug, Clone, Copy)]
+pub struct BodyTimeoutLayer {
+    limit: Option<Duration>,
+}
+
+impl BodyTimeoutLayer {
+    /// A deadline `limit` after each request's headers.
+    pub fn new(limit: Option<Duration>) -> Self {
+        Self { limit }
+    }
+}
+
+impl<S> Layer<S> for BodyTimeoutLayer {
+    type Service = BodyTimeoutService<S>;
+
+    fn layer(&self, inner: S) -> BodyTimeoutService<S> {
+        BodyTimeoutService {
+            inner,
+            limit: self.limit,
+        }
+    }
+}
+
+/// The service of [`BodyTimeoutLayer`].
+#[derive(Debug, Clone)]
+pub struct BodyTimeoutService<S> {
+    inner: S,
+    limit: Option<Duration>,
+}
+
+impl<S, B, R> Service<Request<B>> for BodyTimeoutService<S>
+where
+    S: Service<Request<TimedBody<B>>, Response = Response<R>>,
+    B: Body,
+    R: From<Bytes>,
+{
+    type Response = Response<R>;
+    type Error = S::Error;
+    type Future = BodyTimeoutFuture<S::Future>;
+
+    fn poll_ready(&mut self, cx: &mut Context<'_>) -> Poll<Result<(), S::Error>> {
+        self.inner.poll_ready(cx)
+    }
+
+    fn call(&mut self, req: Request<B>) -> Self::Future {
+        let arrived = Arc::new(AtomicBool::new(req.body().is_end_stream()));
+        let watched = arrived.clone();
+        let req = req.map(|body| TimedBody {
+            inner: body,
+            arrived: watched,
+        });
+        let sleep = match self.limit {
+            Some(limit) if !arrived.load(Ordering::Acquire) => Some(tokio::time::sleep(limit)),
+            _ => None,
+        };
+        BodyTimeoutFuture {
+            inner: self.inner.call(req),
+            sleep,
+            arrived,
+        }
+    }
+}
+
+pin_project_lite::pin_project! {
+    /// The future of [`BodyTimeoutService`]: the inner answer, or 408 when the body is
+    /// not complete by the deadline.
+    #[derive(Debug)]
+    pub struct BodyTimeoutFuture<F> {
+        #[pin]
+        inner: F,
+        #[pin]
+        sleep: Option<Sleep>,
+        arrived: Arc<AtomicBool>,
+    }
+}
+
+impl<F, R, E> Future for BodyTimeoutFuture<F>
+where
+    F: Future<Output = Result<Response<R>, E>>,
+    R: From<Bytes>,
+{
+    type Output = Result<Response<R>, E>;
+
+    fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
+        let mut me = self.project();
+        if let Poll::Ready(answer) = me.inner.poll(cx) {
+            return Poll::Ready(answer);
+        }
+        let expired = me
+            .sleep
+            .as_mut()
+            .as_pin_mut()
+            .is_some_and(|sleep| sleep.poll(cx).is_ready());
+        if expired {
+            if !me.arrived.load(Ordering::Acquire) {
+                return Poll::Ready(Ok(body_timed_out()));
+            }
+            me.sleep.set(None);
+        }
+        Poll::Pending
+    }
+}
+
+/// The 408 of a body that did not arrive in time; the connection is not reused.
+fn body_timed_out<R: From<Bytes>>() -> Response<R> {
+    let mut r = refusal(
+        StatusCode::REQUEST_TIMEOUT,
+        "Request body not received in time",
+    );
+    r.headers_mut()
+        .insert(CONNECTION, HeaderValue::from_static("close"));
+    r
+}
+
+pin_project_lite::pin_project! {
+    /// A request body that notes when it has been received in full (for
+    /// [`BodyTimeoutLayer`]); otherwise the body as it is.
+    #[derive(Debug)]
+    pub struct TimedBody<B> {
+        #[pin]
+        inner: B,
+        arrived: Arc<AtomicBool>,
+    }
+}
+
+impl<B: Body> Body for TimedBody<B> {
+    type Data = B::Data;
+    type Error = B::Error;
+
+    fn poll_frame(
+        self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+    ) -> Poll<Option<Result<Frame<B::Data>, B::Error>>> {
+        let me = self.project();
+        let frame = std::task::ready!(me.inner.poll_frame(cx));
+        if frame.is_none() {
+            me.arrived.store(true, Ordering::Release);
+        }
+        Poll::Ready(frame)
+    }
+
+    fn is_end_stream(&self) -> bool {
+        let end = self.inner.is_end_stream();
+        if end {
+            self.arrived.store(true, Ordering::Release);
+        }
+        end
+    }
+
+    fn size_hint(&self) -> SizeHint {
+        self.inner.size_hint()
     }
 }

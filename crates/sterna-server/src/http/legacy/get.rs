@@ -131,7 +131,8 @@ async fn forward_changes(
         if !record.initialized {
             continue;
         }
-        if let Some(bytes) = change_notification(&change, |uri| record.subscriptions.contains(uri)) {
+        if let Some(bytes) = change_notification(&change, |uri| record.subscriptions.contains(uri))
+        {
             log.push(&bytes);
         }
     }
