@@ -2,13 +2,19 @@
 //! catalog: the list pages without 2026 decorations, and the capabilities and
 //! instructions `initialize` returns.
 
-use crate::server::lists::{Catalog, Pages, paginate};
+use crate::server::lists::{Catalog, Pages, page_now, paginate};
 use serde::Serialize;
 use serde::ser::SerializeMap;
+use serde_json::value::RawValue;
 use sterna_types::capabilities::ServerCapabilities;
+use sterna_types::error::ErrorObject;
+use sterna_types::resources::Resource;
 
 /// The lists and `initialize` answer of 2025 sessions.
 pub(crate) struct LegacyLists {
+    /// The registered resources and the page size, for pages rendered per request.
+    rows: Vec<Resource>,
+    size: usize,
     pub(crate) tools: Pages,
     pub(crate) prompts: Pages,
     pub(crate) resources: Pages,
@@ -56,6 +62,8 @@ impl LegacyLists {
     ) -> Self {
         let resources = caps.resources.is_some();
         Self {
+            rows: catalog.resources.clone(),
+            size,
             tools: pages(caps.tools.is_some(), "tools", "tools", &catalog.tools, size),
             prompts: pages(
                 caps.prompts.is_some(),
@@ -84,5 +92,22 @@ impl LegacyLists {
             },
             instructions: instructions.map(str::to_owned),
         }
+    }
+}
+
+impl LegacyLists {
+    /// A page of `resources/list` rendered now: the registered resources, then `extra`.
+    pub(crate) fn resources_now(
+        &self,
+        extra: Vec<Resource>,
+        at: Option<&str>,
+    ) -> Result<Box<RawValue>, ErrorObject> {
+        let mut rows = self.rows.clone();
+        rows.extend(extra);
+        page_now("resources", &rows, self.size, at, |items, next| Page {
+            key: "resources",
+            items,
+            next,
+        })
     }
 }

@@ -265,6 +265,10 @@ impl Legacy<'_> {
 
     fn page(&self, kind: ListKind, cursor: Option<&str>) -> Result<Box<RawValue>, ErrorObject> {
         let lists = &self.wing.lists;
+        let wings = self.server.wings();
+        if kind == ListKind::Resources && wings.lists_resources() {
+            return lists.resources_now(wings.resources(), cursor);
+        }
         let (pages, name) = match kind {
             ListKind::Tools => (&lists.tools, "tools"),
             ListKind::Prompts => (&lists.prompts, "prompts"),

@@ -4,7 +4,7 @@
 
 use super::context::RequestEnv;
 use super::core::Server;
-use super::outcome::{Failure, Outcome};
+use super::outcome::{Completed, Failure, Outcome, Payload};
 use super::request::{CallParams, PromptParams, RawField, ReadParams, invalid};
 use super::round::{BindArgs, FlowParams, Resolved, Round, Subject};
 use super::target::Target;
@@ -210,7 +210,7 @@ async fn get_prompt(
 
 async fn read_resource(cx: Cx<'_>, uri: &str, flow: FlowParams<'_>) -> Option<Outcome> {
     let Some((entry, vars)) = cx.server.resource(uri) else {
-        return Some(Outcome::Failed(Failure::ResourceNotFound(uri.to_owned())));
+        return Some(wing_resource(cx.server, uri).await);
     };
     let mut subject = Subject::new("resources/read", Arc::from(uri), BindArgs::Resource);
     subject.cache = entry.cache;
@@ -224,4 +224,18 @@ async fn read_resource(cx: Cx<'_>, uri: &str, flow: FlowParams<'_>) -> Option<Ou
                 .map_err(|e| invalid(format!("Invalid resource variables: {e}")))
         })
         .await
+}
+
+/// A resource no registration serves: a wing's, or not found.
+async fn wing_resource(server: &Server, uri: &str) -> Outcome {
+    let Some(read) = server.wings().read_resource(uri) else {
+        return Outcome::Failed(Failure::ResourceNotFound(uri.to_owned()));
+    };
+    match read.await {
+        Ok(r) => Outcome::Complete(Completed {
+            payload: Payload::Resource(r),
+            cache: Some(server.cache()),
+        }),
+        Err(f) => Outcome::Failed(f),
+    }
 }

@@ -89,6 +89,9 @@ impl<'a> Prepared<'a> {
             ("server/discover", _) => Ok(lists.discover.clone()),
             ("tools/list", Params::List(p)) => list("tools", &lists.tools, p, method),
             ("prompts/list", Params::List(p)) => list("prompts", &lists.prompts, p, method),
+            ("resources/list", Params::List(p)) if server.wings().lists_resources() => {
+                lists.resources_now(server.wings().resources(), p.cursor.as_deref())
+            }
             ("resources/list", Params::List(p)) => list("resources", &lists.resources, p, method),
             ("resources/templates/list", Params::List(p)) => {
                 list("templates", &lists.templates, p, method)

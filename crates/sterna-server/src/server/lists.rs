@@ -1,4 +1,6 @@
-//! Pre-rendered results: list pages and `server/discover` never change after `build`.
+//! Pre-rendered results: list pages and `server/discover` never change after `build`;
+//! only `resources/list`, when a wing lists resources of its own, is rendered per request
+//! ([`Lists::resources_now`]).
 
 use base64::Engine;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
@@ -26,6 +28,31 @@ pub(crate) struct Lists {
     pub(crate) resources: Pages,
     pub(crate) templates: Pages,
     pub(crate) discover: Box<RawValue>,
+    /// What `resources/list` is rendered from per request (wings' rows after these).
+    dynamic: Dynamic,
+}
+
+/// The registered resources and how their pages look, for pages rendered per request.
+struct Dynamic {
+    info: Arc<Implementation>,
+    hint: Hint,
+    size: usize,
+    rows: Vec<Resource>,
+}
+
+/// One page of `items` computed now: the page the cursor points at, rendered by `page`.
+pub(crate) fn page_now<I: Clone, R: Serialize>(
+    kind: &str,
+    items: &[I],
+    size: usize,
+    at: Option<&str>,
+    page: impl FnOnce(Vec<I>, Option<String>) -> R,
+) -> Result<Box<RawValue>, ErrorObject> {
+    let pages = items.len().div_ceil(size).max(1);
+    let i = page_index(kind, at, pages)?;
+    let chunk = items.iter().skip(i * size).take(size).cloned().collect();
+    let next = (i + 1 < pages).then(|| cursor(kind, i + 1));
+    Ok(render(&page(chunk, next)))
 }
 
 fn meta(info: &Arc<Implementation>) -> Option<ResultMeta> {
@@ -158,7 +185,35 @@ impl Lists {
             templates: has_resources
                 .then(|| template_pages(info, hint, page_size, &catalog.templates)),
             discover,
+            dynamic: Dynamic {
+                info: info.clone(),
+                hint,
+                size: page_size,
+                rows: catalog.resources.clone(),
+            },
         }
+    }
+
+    /// A page of `resources/list` rendered now: the registered resources, then `extra`
+    /// (what the wings list at this moment).
+    pub(crate) fn resources_now(
+        &self,
+        extra: Vec<Resource>,
+        at: Option<&str>,
+    ) -> Result<Box<RawValue>, ErrorObject> {
+        let d = &self.dynamic;
+        let mut rows = d.rows.clone();
+        rows.extend(extra);
+        page_now("resources", &rows, d.size, at, |resources, next_cursor| {
+            ListResourcesResult {
+                result_type: ResultType::Complete,
+                resources,
+                next_cursor,
+                ttl_ms: d.hint.ttl,
+                cache_scope: d.hint.scope,
+                meta: meta(&d.info),
+            }
+        })
     }
 }
 

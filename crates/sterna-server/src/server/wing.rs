@@ -7,6 +7,9 @@
 //! * **capabilities** ([`Wing::capabilities`]): its entry under `extensions`, or a
 //!   capability it needs (`resources` …), per era — `server/discover` and `initialize`
 //!   show them;
+//! * **resources of its own** ([`Wing::resources`], [`Wing::read_resource`]): listed by
+//!   `resources/list` after the core's, read when no registered resource or template
+//!   matches the URI (what they are may change while the server runs);
 //! * **hooks around a call**: a check before a core method runs ([`Wing::check`]), and a
 //!   plan for `tools/call` ([`Wing::plan_tool_call`]: run as usual, or taken over by the
 //!   wing, possibly once the tool's declared questions are answered by MRTR);
@@ -20,7 +23,7 @@
 
 use super::context::RequestEnv;
 use super::core::{Server, ToolEntry};
-use super::outcome::Outcome;
+use super::outcome::{Failure, Outcome};
 use super::typemap::TypeMap;
 use crate::state::FlowState;
 use futures_util::future::BoxFuture;
@@ -32,6 +35,7 @@ use sterna_types::capabilities::ServerCapabilities;
 use sterna_types::error::ErrorObject;
 use sterna_types::jsonrpc::RequestId;
 use sterna_types::meta::RequestMeta;
+use sterna_types::resources::{ReadResourceResult, Resource};
 
 /// The protocol era a request belongs to.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -68,6 +72,23 @@ pub(crate) trait Wing: Any + Send + Sync {
         _params: Option<&'a RawValue>,
     ) -> WingRequest<'a> {
         WingRequest::unnamed(Err(ErrorObject::method_not_found(method)))
+    }
+
+    /// Whether this wing lists resources of its own (then `resources/list` is rendered
+    /// per request, with [`resources`](Self::resources) after the core's).
+    fn lists_resources(&self) -> bool {
+        false
+    }
+
+    /// The resources this wing lists now.
+    fn resources(&self) -> Vec<Resource> {
+        Vec::new()
+    }
+
+    /// Reads a resource of this wing (`None`: not one of its URIs). The result gets the
+    /// era's stamps like any other (`ttlMs`/`cacheScope` unless set here).
+    fn read_resource<'a>(&'a self, _uri: &'a str) -> Option<BoxFuture<'a, ReadResult>> {
+        None
     }
 
     /// May refuse a request of a core method before it runs (a member of its params this
@@ -107,6 +128,9 @@ pub(crate) trait EraSide: Send + Sync + std::fmt::Debug {
     /// question under `key` is done (`None`: this era has none, or no such question).
     fn url_elicitation_complete(&self, key: &str) -> Option<Vec<u8>>;
 }
+
+/// What reading a wing's resource gives.
+pub(crate) type ReadResult = Result<ReadResourceResult, Failure>;
 
 /// How a `tools/call` is served.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -216,6 +240,21 @@ impl Wings {
         for w in &self.list {
             w.capabilities(era, caps);
         }
+    }
+
+    /// Whether some wing lists resources of its own.
+    pub(crate) fn lists_resources(&self) -> bool {
+        self.list.iter().any(|w| w.lists_resources())
+    }
+
+    /// The resources the wings list now, in the order the wings were added.
+    pub(crate) fn resources(&self) -> Vec<Resource> {
+        self.list.iter().flat_map(|w| w.resources()).collect()
+    }
+
+    /// The read of `uri` by the wing that owns it, if one does.
+    pub(crate) fn read_resource<'a>(&'a self, uri: &'a str) -> Option<BoxFuture<'a, ReadResult>> {
+        self.list.iter().find_map(|w| w.read_resource(uri))
     }
 
     /// Every wing's check of a core method's request.
