@@ -23,6 +23,7 @@ enum Kind {
     Full(Option<Bytes>),
     Sse(Box<SseStream>),
     /// Events read from a stream's log (2025-11-25 sessions).
+    #[cfg(feature = "legacy")]
     Stream(Pin<Box<dyn futures_util::Stream<Item = Bytes> + Send>>),
 }
 
@@ -31,6 +32,7 @@ impl std::fmt::Debug for McpBody {
         match &self.0 {
             Kind::Full(_) => f.write_str("McpBody::Full"),
             Kind::Sse(_) => f.write_str("McpBody::Sse"),
+            #[cfg(feature = "legacy")]
             Kind::Stream(_) => f.write_str("McpBody::Stream"),
         }
     }
@@ -51,6 +53,7 @@ impl McpBody {
         Self(Kind::Full(None))
     }
 
+    #[cfg(feature = "legacy")]
     /// SSE events, already formatted, as a stream yields them.
     pub(crate) fn stream(events: Pin<Box<dyn futures_util::Stream<Item = Bytes> + Send>>) -> Self {
         Self(Kind::Stream(events))
@@ -169,6 +172,7 @@ impl Body for McpBody {
         match &mut self.get_mut().0 {
             Kind::Full(b) => Poll::Ready(b.take().map(|b| Ok(Frame::data(b)))),
             Kind::Sse(s) => s.poll_next(cx).map(|o| o.map(|b| Ok(Frame::data(b)))),
+            #[cfg(feature = "legacy")]
             Kind::Stream(s) => s
                 .as_mut()
                 .poll_next(cx)
@@ -180,6 +184,7 @@ impl Body for McpBody {
         match &self.0 {
             Kind::Full(b) => b.is_none(),
             Kind::Sse(s) => s.done && s.queued.is_empty(),
+            #[cfg(feature = "legacy")]
             Kind::Stream(_) => false,
         }
     }
@@ -188,7 +193,9 @@ impl Body for McpBody {
         match &self.0 {
             Kind::Full(Some(b)) => SizeHint::with_exact(b.len() as u64),
             Kind::Full(None) => SizeHint::with_exact(0),
-            Kind::Sse(_) | Kind::Stream(_) => SizeHint::default(),
+            Kind::Sse(_) => SizeHint::default(),
+            #[cfg(feature = "legacy")]
+            Kind::Stream(_) => SizeHint::default(),
         }
     }
 }

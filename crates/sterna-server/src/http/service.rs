@@ -57,6 +57,7 @@ type Stack = OriginService<
 pub struct McpService {
     stack: Stack,
     server: Server,
+    #[cfg_attr(not(feature = "legacy"), allow(dead_code, reason = "read by the eras"))]
     shared: Arc<Shared>,
 }
 
@@ -96,6 +97,7 @@ impl McpService {
         &self.server
     }
 
+    #[cfg(feature = "legacy")]
     /// The era of type `E` this endpoint serves besides 2026-07-28, if any.
     pub(crate) fn era<E: HttpEra>(&self) -> Option<&E> {
         let era: &dyn std::any::Any = self.shared.era.as_deref()?;

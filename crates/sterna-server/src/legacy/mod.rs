@@ -15,7 +15,9 @@ mod shim;
 
 pub(crate) use changes::notification as change_notification;
 pub(crate) use lists::LegacyLists;
+#[cfg(feature = "http")]
 pub(crate) use pushes::{PushWatch, Pushes};
+#[cfg(feature = "http")]
 pub(crate) use serve::LegacyRequest;
 pub(crate) use session::LegacySession;
 pub use session::SessionRecord;

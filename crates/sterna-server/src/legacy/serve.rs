@@ -13,6 +13,7 @@ use crate::server::context::RequestEnv;
 use crate::server::lists::page_index;
 use crate::server::request::{CompleteParams, RawField, invalid};
 use crate::server::response::Response;
+#[cfg(feature = "http")]
 use crate::server::target::Target;
 use serde::Deserialize;
 use serde_json::value::{RawValue, to_raw_value};
@@ -122,6 +123,7 @@ pub(crate) enum LegacyRequest {
 }
 
 impl LegacyRequest {
+    #[cfg(feature = "http")]
     /// What the request acts on (the tool, prompt or resource the push loop will run).
     pub(crate) fn target(&self) -> Target<'_> {
         match self {

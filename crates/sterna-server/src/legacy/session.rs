@@ -71,6 +71,7 @@ impl LegacySession {
         }
     }
 
+    #[cfg(feature = "http")]
     /// A session from its stored record, with the pushes of this process.
     pub(crate) fn from_record(record: &SessionRecord, pushes: Arc<Pushes>) -> Self {
         Self {
@@ -84,6 +85,7 @@ impl LegacySession {
         }
     }
 
+    #[cfg(feature = "http")]
     /// What a store keeps of this session.
     pub(crate) fn record(&self, principal: Option<String>) -> SessionRecord {
         SessionRecord {

@@ -13,6 +13,7 @@ use crate::server::outcome::{Continuation, Outcome};
 use crate::server::request::RawField;
 use crate::server::response::Response;
 use crate::server::round::{FlowParams, StateIn};
+#[cfg(feature = "http")]
 use crate::server::target::Target;
 use crate::server::wing::EraSide;
 use crate::state::FlowState;
@@ -87,6 +88,7 @@ impl LegacyCall {
         }
     }
 
+    #[cfg(feature = "http")]
     /// What the push loop will run.
     pub(crate) fn target(&self) -> Target<'_> {
         match self {

@@ -276,7 +276,11 @@ impl ServerBuilder<StateKeys> {
     }
 }
 
-/// What the wings are built from.
+/// What the wings are built from (each wing reads its part).
+#[cfg_attr(
+    not(all(feature = "legacy", feature = "tasks")),
+    allow(dead_code, reason = "read by the wings compiled in")
+)]
 struct WingBase<'a> {
     settings: &'a TypeMap,
     routes: &'a super::core::Routes,
@@ -291,6 +295,7 @@ impl WingBase<'_> {
     /// The wings this server is built with (each decides from its settings and the
     /// routes whether it takes part).
     fn wings(&self) -> Wings {
+        #[allow(unused_mut, reason = "no wing compiled in adds to it")]
         let mut wings = Wings::default();
         #[cfg(feature = "tasks")]
         crate::tasks::register(

@@ -7,7 +7,6 @@ use super::core::Server;
 use super::outcome::{Completed, Failure, Outcome, Payload};
 use super::request::{CallParams, PromptParams, RawField, ReadParams, invalid};
 use super::round::{BindArgs, FlowParams, Resolved, Round, Subject};
-use super::target::Target;
 use super::wing::{TakeCall, ToolPlan};
 use crate::state::FlowState;
 use serde_json::value::RawValue;
@@ -34,6 +33,7 @@ pub(crate) enum Call<'a> {
 }
 
 impl Call<'_> {
+    #[cfg(feature = "legacy")]
     /// The method's name.
     pub(crate) fn method(&self) -> &'static str {
         match self {
@@ -43,8 +43,10 @@ impl Call<'_> {
         }
     }
 
+    #[cfg(feature = "legacy")]
     /// What runs: the tool, prompt or resource.
-    pub(crate) fn target(&self) -> Target<'_> {
+    pub(crate) fn target(&self) -> super::target::Target<'_> {
+        use super::target::Target;
         match self {
             Self::Tool { name, .. } => Target::Tool(name),
             Self::Prompt { name, .. } => Target::Prompt(name),

@@ -72,6 +72,7 @@ impl RequestEnv {
         self
     }
 
+    #[cfg(feature = "legacy")]
     /// Sets what the request's era does beyond the core.
     pub(crate) fn era(mut self, side: Arc<dyn super::wing::EraSide>) -> Self {
         self.era = Some(side);
@@ -85,6 +86,7 @@ impl RequestEnv {
         self
     }
 
+    #[cfg(all(feature = "http", feature = "legacy"))]
     /// Sets what closes the connection carrying the request's resumable stream (legacy
     /// HTTP only; see [`Context::close_stream`]).
     pub(crate) fn connection_cut(mut self, cut: CancellationToken) -> Self {

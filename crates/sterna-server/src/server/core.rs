@@ -54,8 +54,10 @@ pub(crate) struct ToolEntry {
     pub(crate) unsolicited: bool,
     /// The tool asks declared questions (`ask(..).run(..)`): its body runs only once
     /// every answer is there.
+    #[cfg_attr(not(feature = "tasks"), allow(dead_code, reason = "read by wings"))]
     pub(crate) declared: bool,
     /// Settings wings keep on the tool.
+    #[cfg_attr(not(feature = "tasks"), allow(dead_code, reason = "read by wings"))]
     pub(crate) settings: TypeMap,
     pub(crate) headers: Vec<sterna_types::mirror::HeaderParam>,
 }

@@ -2,6 +2,14 @@
 //! this typed value on; each era renders it at its edge (2026-07-28 here in
 //! [`Outcome::render`], 2025-11-25 in its wing), and none reads what another rendered.
 
+#![cfg_attr(
+    not(all(feature = "legacy", feature = "tasks", feature = "http")),
+    allow(
+        dead_code,
+        reason = "parts of the seam only the wings compiled out use"
+    )
+)]
+
 use crate::state::FlowState;
 use serde_json::value::{RawValue, to_raw_value};
 use serde_json::{Map, Value};

@@ -16,7 +16,6 @@ use super::response::Response;
 use super::target::Target;
 use super::wing::Era;
 use serde_json::value::RawValue;
-use std::borrow::Cow;
 use sterna_types::error::{ErrorCode, ErrorObject};
 use sterna_types::jsonrpc::RequestId;
 use sterna_types::meta::RequestMeta;
@@ -35,6 +34,7 @@ pub(crate) struct Prepared<'a> {
 }
 
 impl<'a> Prepared<'a> {
+    #[cfg(feature = "http")]
     /// The request's `_meta`.
     pub(crate) fn meta(&self) -> &RequestMeta {
         &self.meta
@@ -55,9 +55,11 @@ impl<'a> Prepared<'a> {
             .unwrap_or((None, None))
     }
 
+    #[cfg(feature = "http")]
     /// What `Mcp-Name` must equal: `None` when the method carries none; `Some(None)`
     /// when it must, but the params name nothing.
-    pub(crate) fn mcp_name(&self) -> Option<Option<Cow<'_, str>>> {
+    pub(crate) fn mcp_name(&self) -> Option<Option<std::borrow::Cow<'_, str>>> {
+        use std::borrow::Cow;
         match &self.params {
             Ok(Params::Wing(w)) => w.name.as_ref().map(|n| n.as_deref().map(Cow::Borrowed)),
             _ if matches!(self.method, "tools/call" | "prompts/get" | "resources/read") => {

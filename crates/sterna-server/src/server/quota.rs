@@ -10,7 +10,7 @@
 use super::Principal;
 use sha2::{Digest, Sha256};
 use std::cmp::Reverse;
-use std::collections::{BinaryHeap, HashMap, HashSet};
+use std::collections::{BinaryHeap, HashMap};
 use std::fmt;
 use std::net::IpAddr;
 use std::sync::Arc;
@@ -94,19 +94,23 @@ pub(crate) fn limit_error(
     ErrorObject::new(code, message).with_data(serde_json::json!({ "limit": limit, "max": max }))
 }
 
+#[cfg(any(feature = "tasks", all(feature = "http", feature = "legacy")))]
 /// Which entries of an in-memory store (sessions, tasks) each key holds. The store keeps
 /// it in step with its own map: [`add`](Self::add) on insert, [`remove`](Self::remove)
 /// whenever an entry leaves, and [`prune`](Self::prune) a key's expired entries before
 /// refusing it.
 #[derive(Debug, Default)]
 pub(crate) struct Holdings {
-    by_key: HashMap<QuotaKey, HashSet<String>>,
+    by_key: HashMap<QuotaKey, std::collections::HashSet<String>>,
 }
 
+#[cfg(any(feature = "tasks", all(feature = "http", feature = "legacy")))]
 impl Holdings {
     /// How many entries `key` holds (expired ones not yet removed included).
     pub(crate) fn count(&self, key: &QuotaKey) -> usize {
-        self.by_key.get(key).map_or(0, HashSet::len)
+        self.by_key
+            .get(key)
+            .map_or(0, std::collections::HashSet::len)
     }
 
     /// The entries of `key` that `live` says are gone: forgotten here, returned so the

@@ -1,6 +1,14 @@
 //! A small map from a type to one value of it: how wings keep their own settings on a
 //! tool or a builder, and their state on the server, without the core naming them.
 
+#![cfg_attr(
+    not(all(feature = "legacy", feature = "tasks", feature = "http")),
+    allow(
+        dead_code,
+        reason = "parts of the seam only the wings compiled out use"
+    )
+)]
+
 use std::any::{Any, TypeId};
 use std::collections::HashMap;
 use std::sync::Arc;

@@ -21,6 +21,14 @@
 //! around the transports as well: it decodes its own requests, runs the core's methods
 //! through the same calls, and renders each [`Outcome`] its way.
 
+#![cfg_attr(
+    not(all(feature = "legacy", feature = "tasks", feature = "http")),
+    allow(
+        dead_code,
+        reason = "parts of the seam only the wings compiled out use"
+    )
+)]
+
 use super::context::RequestEnv;
 use super::core::{Server, ToolEntry};
 use super::outcome::{Failure, Outcome};

@@ -200,6 +200,7 @@ fn derive(master: &[u8; KEY_LEN]) -> Key {
 }
 
 /// A random identifier: 128 bits, URL-safe base64 (session ids, elicitation ids).
+#[cfg(feature = "legacy")]
 pub(crate) fn random_id() -> String {
     use base64::Engine;
     let mut b = [0u8; 16];

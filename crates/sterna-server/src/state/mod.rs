@@ -18,6 +18,7 @@ pub(crate) mod digest;
 mod flow;
 mod keys;
 mod replay;
+#[cfg(feature = "tasks")]
 pub(crate) mod sealed;
 mod store;
 pub(crate) mod stored;
@@ -26,8 +27,10 @@ mod tamper;
 
 pub(crate) use codec::{Binding, Carried, FlowState};
 pub(crate) use flow::{Refused, SealError};
+pub(crate) use keys::fill_random;
+#[cfg(feature = "legacy")]
+pub(crate) use keys::random_id;
 pub use keys::{KEY_LEN, KeyError, StateKeys};
-pub(crate) use keys::{fill_random, random_id};
 pub(crate) use replay::unix_now;
 pub use replay::{MemoryReplayStore, ReplayError, ReplayStore};
 pub use store::{MemoryStateStore, StateStore, StoreError, StoreStates};

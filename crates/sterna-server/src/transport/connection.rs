@@ -113,10 +113,7 @@ impl Connection {
         }
         match (&self.session, request.method.as_str()) {
             (None, "initialize") => self.initialize(request).await,
-            (Some(s), _) => {
-                let era = Era::Legacy(s.handle());
-                self.start(request, era).await;
-            }
+            (Some(s), _) => self.start(request, Era::Legacy(s.handle())).await,
             (None, "ping") => {
                 let empty = RawValue::from_string("{}".into()).expect("valid JSON");
                 let _ = self
