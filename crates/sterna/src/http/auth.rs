@@ -33,10 +33,12 @@
 
 #[cfg(feature = "jwt")]
 mod alg;
-mod bearer;
 mod challenge;
 mod claims;
+mod credentials;
 mod discovery;
+#[cfg(feature = "jwt")]
+mod dpop;
 mod error;
 mod fetch;
 mod introspection;
@@ -46,14 +48,19 @@ mod jwks;
 mod jwt;
 mod layer;
 mod metadata;
+mod proof_cache;
+mod request;
 mod scope;
 mod static_tokens;
 
 #[cfg(feature = "jwt")]
 pub use alg::SigningAlg;
-pub use bearer::bearer_token;
+pub use credentials::{Presented, TokenScheme, bearer_token};
+#[cfg(feature = "jwt")]
+pub use dpop::{Dpop, DpopBuilder, DpopNonces};
 pub use error::{
-    AuthError, ConfigError, DocumentProblem, RequestProblem, TokenRejection, Unavailable,
+    AuthError, ConfigError, DocumentProblem, ProofRejection, RequestProblem, TokenRejection,
+    Unavailable,
 };
 pub use fetch::{FetchError, HttpFetch, HyperFetcher};
 pub use introspection::{Introspection, IntrospectionBuilder};
@@ -62,5 +69,6 @@ pub use jwt::{JwtValidator, JwtValidatorBuilder};
 pub(crate) use layer::ScopeCheck;
 pub use layer::{AuthLayer, AuthService, Authenticator};
 pub use metadata::{MetadataLayer, MetadataService, NotFound, ResourceMetadata};
+pub use proof_cache::{MemoryProofCache, ProofCacheError, ProofReplayCache, ProofUse};
 pub use scope::ScopePolicy;
 pub use static_tokens::BearerTokens;
