@@ -110,7 +110,11 @@ async fn another_principal_cannot_replay_a_stream_or_answer_its_pushes() {
     let bobs = initialize_as(s.addr, &[BOB]).await;
     let r = send(s.addr, "POST", Some(&bobs), &[BOB], Some(&forged)).await;
     // 2025-11-25: a response the server cannot accept gets an HTTP error status.
-    assert_eq!(r.status, StatusCode::BAD_REQUEST, "a stray answer is refused");
+    assert_eq!(
+        r.status,
+        StatusCode::BAD_REQUEST,
+        "a stray answer is refused"
+    );
     assert_eq!(c.provisioned.load(Ordering::SeqCst), 0, "still waiting");
 
     // Alice's own answer completes her call: the region is hers, not bob's.

@@ -55,11 +55,7 @@ impl Challenge<'_> {
     /// The header value: `<scheme> realm="…", error="…", error_description="…",
     /// scope="…", resource_metadata="…", algs="…"` (only the parameters that apply).
     pub(crate) fn header_value(&self) -> HeaderValue {
-        let mut v = format!(
-            "{} realm=\"{}\"",
-            self.scheme.name(),
-            quoted(self.realm)
-        );
+        let mut v = format!("{} realm=\"{}\"", self.scheme.name(), quoted(self.realm));
         if let Some((code, description)) = &self.error {
             v.push_str(&format!(", error=\"{}\"", code.as_str()));
             v.push_str(&format!(", error_description=\"{}\"", quoted(description)));

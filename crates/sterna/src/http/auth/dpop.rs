@@ -160,7 +160,11 @@ impl Dpop {
             return Err(ProofRejection::NonceRequired.into());
         }
         let until = proof.iat + self.window + CLOCK_SLACK;
-        match self.cache.first_use(ProofUse::new(owner, &proof.jti, until)).await {
+        match self
+            .cache
+            .first_use(ProofUse::new(owner, &proof.jti, until))
+            .await
+        {
             Ok(true) => Ok(()),
             Ok(false) => Err(ProofRejection::Replayed.into()),
             Err(e) => Err(AuthError::ProofCache(e)),

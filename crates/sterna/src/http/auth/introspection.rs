@@ -3,8 +3,8 @@
 
 mod cache;
 
-use super::credentials::Presented;
 use super::claims::{check_times, grant};
+use super::credentials::Presented;
 use super::discovery::discover;
 use super::error::{AuthError, ConfigError, DocumentProblem, TokenRejection, Unavailable};
 use super::fetch::{FetchError, HttpFetch, HyperFetcher};

@@ -2,8 +2,8 @@
 //! its JWKS, an asymmetric algorithm allow-list, `typ`, `iss`, `aud`, `exp`/`nbf`/`iat`.
 
 use super::alg::SigningAlg;
-use super::credentials::Presented;
 use super::claims::{check_times, grant};
+use super::credentials::Presented;
 use super::error::{AuthError, ConfigError, TokenRejection};
 use super::fetch::{HttpFetch, HyperFetcher};
 use super::jwks::{JwksCache, JwksSource, RefreshPolicy};

@@ -136,7 +136,9 @@ fn authorize(seen: &Mutex<Seen>, issuer: &str, query: &str) -> Response<Full<Byt
 /// The thumbprint of the key that signed a valid proof for the token endpoint.
 fn proof_key(proof: &str, endpoint: &str) -> Option<String> {
     let header = jsonwebtoken::decode_header(proof).ok()?;
-    let jwk = header.jwk.filter(|_| header.typ.as_deref() == Some("dpop+jwt"))?;
+    let jwk = header
+        .jwk
+        .filter(|_| header.typ.as_deref() == Some("dpop+jwt"))?;
     let mut v = Validation::new(Algorithm::ES256);
     v.required_spec_claims.clear();
     v.validate_exp = false;
@@ -176,7 +178,12 @@ async fn token(
                 claims["cnf"] = json!({"jkt": jkt});
                 "DPoP"
             }
-            None => return reply(StatusCode::BAD_REQUEST, &json!({"error": "invalid_dpop_proof"})),
+            None => {
+                return reply(
+                    StatusCode::BAD_REQUEST,
+                    &json!({"error": "invalid_dpop_proof"}),
+                );
+            }
         },
         None => "Bearer",
     };

@@ -27,7 +27,10 @@ fn assert_dpop_refusal(r: &super::super::client::Reply, error: &str, what: &str)
     assert_eq!(r.status, StatusCode::UNAUTHORIZED, "{what}: {}", r.body);
     let first = &challenges(r)[0];
     assert!(first.starts_with("DPoP "), "{what}: {first}");
-    assert!(first.contains(&format!("error=\"{error}\"")), "{what}: {first}");
+    assert!(
+        first.contains(&format!("error=\"{error}\"")),
+        "{what}: {first}"
+    );
     assert!(first.contains("algs=\""), "{what}: {first}");
 }
 
@@ -37,7 +40,11 @@ async fn a_proof_made_right_passes() {
     let key = ProofKey::generate();
     let token = s.bound_token("alice", "mcp:read", &key);
     let r = s
-        .post_dpop(&list_tools(1), &token, &key.proof("POST", &s.resource, &token))
+        .post_dpop(
+            &list_tools(1),
+            &token,
+            &key.proof("POST", &s.resource, &token),
+        )
         .await;
     assert_eq!(r.status, StatusCode::OK, "{}", r.body);
     // Equivalent spellings of the URL are the same htu (RFC 3986 normalization).
@@ -102,7 +109,9 @@ async fn missing_proof_other_url_other_method_old_iat_wrong_ath() {
         ),
     ];
     for (why, claims) in cases {
-        let r = s.post_dpop(&list_tools(1), &token, &key.sign(&claims)).await;
+        let r = s
+            .post_dpop(&list_tools(1), &token, &key.sign(&claims))
+            .await;
         assert_refused(&r, "invalid_dpop_proof", why);
     }
 }
@@ -125,13 +134,21 @@ async fn a_key_other_than_the_bound_one_is_refused() {
     let (bound, thief) = (ProofKey::generate(), ProofKey::generate());
     let token = s.bound_token("alice", "mcp:read", &bound);
     let r = s
-        .post_dpop(&list_tools(1), &token, &thief.proof("POST", &s.resource, &token))
+        .post_dpop(
+            &list_tools(1),
+            &token,
+            &thief.proof("POST", &s.resource, &token),
+        )
         .await;
     assert_refused(&r, "invalid_token", "does not match the token's binding");
     // An unbound token cannot be presented with the DPoP scheme either.
     let unbound = s.bearer_token("alice", "mcp:read");
     let r = s
-        .post_dpop(&list_tools(1), &unbound, &thief.proof("POST", &s.resource, &unbound))
+        .post_dpop(
+            &list_tools(1),
+            &unbound,
+            &thief.proof("POST", &s.resource, &unbound),
+        )
         .await;
     assert_refused(&r, "invalid_token", "not bound to a DPoP key");
 }
@@ -171,11 +188,18 @@ async fn bearer_tokens_pass_only_where_dpop_is_merely_allowed() {
     assert_eq!(r.status, StatusCode::OK, "{}", r.body);
     let r = post(s.addr(), &list_tools(2)).await;
     let all = challenges(&r);
-    assert!(all[0].starts_with("Bearer ") && all[1].starts_with("DPoP "), "{all:?}");
+    assert!(
+        all[0].starts_with("Bearer ") && all[1].starts_with("DPoP "),
+        "{all:?}"
+    );
     let key = ProofKey::generate();
     let token = s.bound_token("alice", "mcp:read", &key);
     let r = s
-        .post_dpop(&list_tools(3), &token, &key.proof("POST", &s.resource, &token))
+        .post_dpop(
+            &list_tools(3),
+            &token,
+            &key.proof("POST", &s.resource, &token),
+        )
         .await;
     assert_eq!(r.status, StatusCode::OK, "{}", r.body);
 }
@@ -187,11 +211,16 @@ async fn alg_none_hmac_private_keys_and_wrong_typ_are_refused() {
     let token = s.bound_token("alice", "mcp:read", &key);
     let c = claims("POST", &s.resource, &token);
     let jwk = serde_json::to_value(&key.jwk).unwrap();
-    let none = unsigned(&json!({"typ": "dpop+jwt", "alg": "none", "jwk": jwk}), &c, "");
+    let none = unsigned(
+        &json!({"typ": "dpop+jwt", "alg": "none", "jwk": jwk}),
+        &c,
+        "",
+    );
     let mut hs = Header::new(Algorithm::HS256);
     hs.typ = Some("dpop+jwt".into());
     hs.jwk = Some(key.jwk.clone());
-    let hmac = jsonwebtoken::encode(&hs, &c, &EncodingKey::from_secret(b"shared").unwrap()).unwrap();
+    let hmac =
+        jsonwebtoken::encode(&hs, &c, &EncodingKey::from_secret(b"shared").unwrap()).unwrap();
     let mut private = jwk.clone();
     private["d"] = json!(random());
     let leaked = unsigned(
@@ -224,7 +253,11 @@ async fn a_nonce_challenge_answered_with_the_nonce_passes() {
     let key = ProofKey::generate();
     let token = s.bound_token("alice", "mcp:read", &key);
     let r = s
-        .post_dpop(&list_tools(1), &token, &key.proof("POST", &s.resource, &token))
+        .post_dpop(
+            &list_tools(1),
+            &token,
+            &key.proof("POST", &s.resource, &token),
+        )
         .await;
     assert_refused(&r, "use_dpop_nonce", "nonce is required");
     let nonce = r.headers["dpop-nonce"].to_str().unwrap().to_owned();
@@ -234,7 +267,12 @@ async fn a_nonce_challenge_answered_with_the_nonce_passes() {
     assert_refused(&r, "use_dpop_nonce", "nonce is required");
     let mut answered = claims("POST", &s.resource, &token);
     answered["nonce"] = json!(nonce);
-    let r = s.post_dpop(&list_tools(3), &token, &key.sign(&answered)).await;
+    let r = s
+        .post_dpop(&list_tools(3), &token, &key.sign(&answered))
+        .await;
     assert_eq!(r.status, StatusCode::OK, "{}", r.body);
-    assert!(r.headers.contains_key("dpop-nonce"), "answers carry the nonce");
+    assert!(
+        r.headers.contains_key("dpop-nonce"),
+        "answers carry the nonce"
+    );
 }

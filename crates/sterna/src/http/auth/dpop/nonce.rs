@@ -103,8 +103,14 @@ mod tests {
         let n = DpopNonces::new([7u8; 32]).period(Duration::from_secs(60));
         let issued = n.at(6000);
         assert!(n.accepts_at(&issued, 6000));
-        assert!(n.accepts_at(&issued, 6119), "the next period still accepts it");
-        assert!(!n.accepts_at(&issued, 6120), "two periods later it is stale");
+        assert!(
+            n.accepts_at(&issued, 6119),
+            "the next period still accepts it"
+        );
+        assert!(
+            !n.accepts_at(&issued, 6120),
+            "two periods later it is stale"
+        );
         assert!(!n.accepts_at(&issued, 5999), "not before it was issued");
         let other = DpopNonces::new([8u8; 32]).period(Duration::from_secs(60));
         assert!(!other.accepts_at(&issued, 6000), "another secret");

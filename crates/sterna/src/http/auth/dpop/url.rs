@@ -129,7 +129,10 @@ mod tests {
             assert_ne!(normalize(other).as_deref(), Some(&*canonical), "{other}");
         }
         assert_eq!(normalize("http://h").as_deref(), Some("http://h/"));
-        assert_eq!(normalize("http://h:80/a%2fb").as_deref(), Some("http://h/a%2Fb"));
+        assert_eq!(
+            normalize("http://h:80/a%2fb").as_deref(),
+            Some("http://h/a%2Fb")
+        );
         assert_eq!(
             normalize("http://[::1]:8080/mcp").as_deref(),
             Some("http://[::1]:8080/mcp")
