@@ -45,20 +45,16 @@ impl AuthLayer {
     ) -> Result<Authenticated, Refusal> {
         let presented = Presented::read(headers).map_err(|e| self.refuse(None, &e))?;
         let scheme = presented.scheme();
-        self.judge(method, presented)
-            .await
-            .map_err(|e| self.refuse(scheme, &e))?
-            .map_or_else(
-                || match self.required {
-                    true => Err(self.challenge(None, None, self.scopes.base())),
-                    false => Ok(Authenticated {
-                        principal: Principal::anonymous(),
-                        scheme: None,
-                        nonce: None,
-                    }),
-                },
-                Ok,
-            )
+        let judged = self.judge(method, presented).await;
+        match judged.map_err(|e| self.refuse(scheme, &e))? {
+            Some(found) => Ok(found),
+            None if self.required => Err(self.challenge(None, None, self.scopes.base())),
+            None => Ok(Authenticated {
+                principal: Principal::anonymous(),
+                scheme: None,
+                nonce: None,
+            }),
+        }
     }
 
     /// `Ok(None)`: no credentials.
