@@ -27,6 +27,13 @@
 //! # Ok(()) }
 //! ```
 //!
+//! Tokens bound to the client's key (DPoP, RFC 9449) are accepted with a fresh proof per
+//! request when the layer has a [`Dpop`] configuration (feature `jwt`): allowed next to
+//! bearer tokens, or required. A bound token is never accepted as a bearer token. Used
+//! proofs are remembered in a [`ProofReplayCache`] ([`MemoryProofCache`], or one shared by
+//! a fleet). The layer reads `Authorization` once ([`Presented`]) and hands the token to
+//! the [`Authenticator`].
+//!
 //! Validators reach the authorization server through [`HttpFetch`]; the default
 //! [`HyperFetcher`] speaks plain HTTP to loopback only, and HTTPS with
 //! [`HyperFetcher::https`] (feature `tls`) or a TLS connector of your own.
