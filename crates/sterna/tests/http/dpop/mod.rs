@@ -7,6 +7,7 @@
 
 #[cfg(feature = "oauth")]
 mod client;
+mod introspected;
 #[cfg(feature = "oauth")]
 mod issuer;
 mod refusals;
