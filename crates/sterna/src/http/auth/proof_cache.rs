@@ -111,6 +111,9 @@ pub struct MemoryProofCache {
 struct Entries {
     by_owner: HashMap<[u8; 16], HashMap<[u8; 16], u64>>,
     total: usize,
+    /// When the whole cache was last swept (at most once a second, so a cache full of
+    /// live entries does not cost a sweep per request).
+    swept_at: u64,
 }
 
 impl Entries {
@@ -126,8 +129,12 @@ impl Entries {
         }
     }
 
-    /// Drops every expired use.
+    /// Drops every expired use, unless that was done this second.
     fn sweep(&mut self, now: u64) {
+        if self.swept_at == now {
+            return;
+        }
+        self.swept_at = now;
         let owners: Vec<[u8; 16]> = self.by_owner.keys().copied().collect();
         for owner in owners {
             self.prune(&owner, now);
