@@ -1,8 +1,11 @@
 // A real OpenID provider (oidc-provider 9.13.3) on loopback, for sterna's resource-server
 // tests (shared/spec/auth.md §6). It issues RFC 9068 JWT access tokens (RS256, typ at+jwt)
-// whose `aud` is the MCP resource (RFC 8707 resource indicators), to one public client
-// using the authorization code flow with PKCE. Logins and consents are headless: the
-// interaction handler logs in the account named by `login_hint` and grants every scope
+// whose `aud` is the MCP resource (RFC 8707 resource indicators), to two public clients
+// using the authorization code flow with PKCE: `mcp-test-client` (bearer tokens, or
+// DPoP-bound ones when it sends a proof) and `mcp-dpop-client`, whose tokens are always
+// DPoP-bound (RFC 9449, `features.dPoP`: a proof at the token endpoint, `cnf.jkt` in the
+// token, `token_type: DPoP`). Logins and consents are headless: the interaction handler
+// logs in the account named by `login_hint` (default `test-user`) and grants every scope
 // asked for.
 //
 //   RESOURCE=http://127.0.0.1:8080/mcp PORT=0 node provider.mjs
@@ -14,6 +17,7 @@ import Provider, { errors } from 'oidc-provider';
 const RESOURCE = process.env.RESOURCE;
 const REDIRECT = process.env.REDIRECT ?? 'http://127.0.0.1:9/callback';
 const CLIENT_ID = process.env.CLIENT_ID ?? 'mcp-test-client';
+const DPOP_CLIENT_ID = process.env.DPOP_CLIENT_ID ?? 'mcp-dpop-client';
 const SCOPES = 'mcp:read mcp:write';
 if (!RESOURCE) {
   console.error('RESOURCE (the MCP resource URI) is required');
@@ -36,6 +40,14 @@ const provider = new Provider(issuer, {
     redirect_uris: [REDIRECT],
     grant_types: ['authorization_code', 'refresh_token'],
     response_types: ['code'],
+  }, {
+    client_id: DPOP_CLIENT_ID,
+    token_endpoint_auth_method: 'none',
+    application_type: 'native',
+    redirect_uris: [REDIRECT],
+    grant_types: ['authorization_code', 'refresh_token'],
+    response_types: ['code'],
+    dpop_bound_access_tokens: true,
   }],
   jwks: { keys: [signing] },
   cookies: { keys: ['sterna-test-only'] },
@@ -45,6 +57,7 @@ const provider = new Provider(issuer, {
   interactions: { url: (_ctx, interaction) => `/interaction/${interaction.uid}` },
   features: {
     devInteractions: { enabled: false },
+    dPoP: { enabled: true },
     resourceIndicators: {
       enabled: true,
       defaultResource: async () => RESOURCE,

@@ -9,6 +9,7 @@
 //! | task records (`io.modelcontextprotocol/tasks`), so any replica polls, updates, cancels and runs any task | [`RedisTaskStore`] | [`TaskStore`](sterna::server::tasks::TaskStore) |
 //! | sealed payloads of stored states (the client carries a reference) | [`RedisStateStore`] | [`StateStore`](sterna::server::state::StateStore) |
 //! | 2025-11-25 session records, so any replica serves any session | [`RedisSessionStore`] | [`SessionStore`](sterna::server::http::SessionStore) |
+//! | the `jti` of DPoP proofs accepted (RFC 9449), so a proof replayed to another replica is refused | [`RedisProofCache`] | [`ProofReplayCache`](sterna::server::http::auth::ProofReplayCache) |
 //! | list and resource changes to every replica's listeners; answers (only to pushes that wait for one), cancellations and session ends to the replica running the request | [`RedisBus`] | [`Changes::forward_with`](sterna::server::Changes::forward_with), [`SessionBus`](sterna::server::http::SessionBus) |
 //!
 //! Each client (its [`QuotaKey`](sterna::server::QuotaKey)) holds a bounded share of the
@@ -38,6 +39,7 @@
 //! ```
 
 mod bus;
+mod proofs;
 mod replay;
 mod sessions;
 mod shares;
@@ -45,6 +47,7 @@ mod states;
 mod tasks;
 
 pub use bus::RedisBus;
+pub use proofs::RedisProofCache;
 pub use replay::RedisReplayStore;
 pub use sessions::RedisSessionStore;
 pub use states::RedisStateStore;
@@ -109,6 +112,12 @@ impl Redis {
     /// The store of stored states' sealed payloads (stored-state mode).
     pub fn state_store(&self) -> RedisStateStore {
         RedisStateStore::new(self.clone())
+    }
+
+    /// The cache of DPoP proofs accepted (for
+    /// [`DpopBuilder::replay_cache`](sterna::server::http::auth::DpopBuilder::replay_cache)).
+    pub fn proof_cache(&self) -> RedisProofCache {
+        RedisProofCache::new(self.clone())
     }
 
     /// The store of 2025-11-25 session records.

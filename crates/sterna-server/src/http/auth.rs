@@ -27,16 +27,25 @@
 //! # Ok(()) }
 //! ```
 //!
+//! Tokens bound to the client's key (DPoP, RFC 9449) are accepted with a fresh proof per
+//! request when the layer has a [`Dpop`] configuration (feature `jwt`): allowed next to
+//! bearer tokens, or required. A bound token is never accepted as a bearer token. Used
+//! proofs are remembered in a [`ProofReplayCache`] ([`MemoryProofCache`], or one shared by
+//! a fleet). The layer reads `Authorization` once ([`Presented`]) and hands the token to
+//! the [`Authenticator`].
+//!
 //! Validators reach the authorization server through [`HttpFetch`]; the default
 //! [`HyperFetcher`] speaks plain HTTP to loopback only, and HTTPS with
 //! [`HyperFetcher::https`] (feature `tls`) or a TLS connector of your own.
 
 #[cfg(feature = "jwt")]
 mod alg;
-mod bearer;
 mod challenge;
 mod claims;
+mod credentials;
 mod discovery;
+#[cfg(feature = "jwt")]
+mod dpop;
 mod error;
 mod fetch;
 mod introspection;
@@ -46,14 +55,19 @@ mod jwks;
 mod jwt;
 mod layer;
 mod metadata;
+mod proof_cache;
+mod request;
 mod scope;
 mod static_tokens;
 
 #[cfg(feature = "jwt")]
 pub use alg::SigningAlg;
-pub use bearer::bearer_token;
+pub use credentials::{Presented, TokenScheme, bearer_token};
+#[cfg(feature = "jwt")]
+pub use dpop::{Dpop, DpopBuilder, DpopNonces};
 pub use error::{
-    AuthError, ConfigError, DocumentProblem, RequestProblem, TokenRejection, Unavailable,
+    AuthError, ConfigError, DocumentProblem, ProofRejection, RequestProblem, TokenRejection,
+    Unavailable,
 };
 pub use fetch::{FetchError, HttpFetch, HyperFetcher};
 pub use introspection::{Introspection, IntrospectionBuilder};
@@ -62,5 +76,6 @@ pub use jwt::{JwtValidator, JwtValidatorBuilder};
 pub(crate) use layer::ScopeCheck;
 pub use layer::{AuthLayer, AuthService, Authenticator};
 pub use metadata::{MetadataLayer, MetadataService, NotFound, ResourceMetadata};
+pub use proof_cache::{MemoryProofCache, ProofCacheError, ProofReplayCache, ProofUse};
 pub use scope::ScopePolicy;
 pub use static_tokens::BearerTokens;

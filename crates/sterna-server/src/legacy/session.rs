@@ -40,6 +40,10 @@ pub struct SessionRecord {
     pub subscriptions: BTreeSet<String>,
     /// The principal that opened the session (other principals cannot use it).
     pub principal: Option<String>,
+    /// The DPoP key (its RFC 7638 thumbprint) the opener's token was bound to: the
+    /// session then serves only requests proven with that key.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub dpop_jkt: Option<String>,
 }
 
 fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
@@ -85,9 +89,14 @@ impl LegacySession {
         }
     }
 
+    /// What a store keeps of this session, opened by `principal` (with a token bound to
+    /// the DPoP key `dpop_jkt`).
     #[cfg(feature = "http")]
-    /// What a store keeps of this session.
-    pub(crate) fn record(&self, principal: Option<String>) -> SessionRecord {
+    pub(crate) fn record(
+        &self,
+        principal: Option<String>,
+        dpop_jkt: Option<String>,
+    ) -> SessionRecord {
         SessionRecord {
             version: self.version.to_owned(),
             capabilities: self.capabilities.clone(),
@@ -96,6 +105,7 @@ impl LegacySession {
             log_level: *lock(&self.log_level),
             subscriptions: lock(&self.subscriptions).clone(),
             principal,
+            dpop_jkt,
         }
     }
 

@@ -62,6 +62,11 @@ impl Principal {
         self.grant.as_deref()
     }
 
+    /// The DPoP key its token is bound to ([`AccessGrant::dpop_jkt`]).
+    pub fn dpop_jkt(&self) -> Option<&str> {
+        self.grant()?.dpop_jkt()
+    }
+
     /// The same principal, calling from `peer` (sterna's [`HttpServer`](crate::http::HttpServer)
     /// sets it from the connection; see [`PeerAddr`](crate::http::PeerAddr)). Anonymous
     /// callers get their shares of the bounded stores by peer (see
@@ -197,6 +202,14 @@ impl AccessGrant {
     /// One claim.
     pub fn claim(&self, name: &str) -> Option<&Value> {
         self.claims.get(name)
+    }
+
+    /// The thumbprint (RFC 7638, SHA-256) of the DPoP key the token is bound to
+    /// (`cnf.jkt`, RFC 9449 §6), if it is bound. [`AuthLayer`](crate::http::AuthLayer)
+    /// accepts a bound token only with a proof signed by that key, and a 2025-11-25
+    /// session opened with it stays bound to that key.
+    pub fn dpop_jkt(&self) -> Option<&str> {
+        self.claims.get("cnf")?.get("jkt")?.as_str()
     }
 }
 

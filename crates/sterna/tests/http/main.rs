@@ -3,6 +3,7 @@
 #![allow(unreachable_pub, missing_docs, dead_code)]
 
 mod client;
+mod dpop;
 #[path = "../server/fixture.rs"]
 mod fixture;
 

@@ -10,13 +10,13 @@
 
 use super::client::{Reply, meta, start};
 use futures_util::future::BoxFuture;
-use http::{HeaderMap, StatusCode};
+use http::StatusCode;
 use serde_json::{Value, json};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use sterna::server::Server;
 use sterna::server::http::HttpConfig;
-use sterna::server::http::auth::{AuthError, AuthLayer, Authenticator, ScopePolicy};
+use sterna::server::http::auth::{AuthError, AuthLayer, Authenticator, Presented, ScopePolicy};
 use sterna::server::state::StateKeys;
 use sterna::server::{AccessGrant, Context, NoArgs, Principal, Prompt, Resource, Tool};
 
@@ -128,13 +128,9 @@ struct ScopedTokens;
 impl Authenticator for ScopedTokens {
     fn authenticate<'a>(
         &'a self,
-        headers: &'a HeaderMap,
+        presented: Presented<'a>,
     ) -> BoxFuture<'a, Result<Option<Principal>, AuthError>> {
-        let token = headers
-            .get("authorization")
-            .and_then(|v| v.to_str().ok())
-            .and_then(|v| v.strip_prefix("Bearer "))
-            .map(str::to_owned);
+        let token = presented.access_token().map(str::to_owned);
         Box::pin(async move {
             Ok(token.map(|t| {
                 let grant = AccessGrant::new("https://issuer.test", "alice")

@@ -1,7 +1,8 @@
-//! Why a request was not authenticated, by category: the request itself, the token, or
-//! an upstream the validator depends on.
+//! Why a request was not authenticated, by category: the request itself, the token, its
+//! DPoP proof, or something the validator depends on (an upstream, the proof cache).
 
 use super::fetch::FetchError;
+use super::proof_cache::ProofCacheError;
 use http::StatusCode;
 use std::fmt;
 
@@ -17,6 +18,13 @@ pub enum AuthError {
     /// The validator could not decide, because something it depends on failed (the
     /// issuer's keys or its introspection endpoint): 503.
     Unavailable(Unavailable),
+    /// The DPoP proof (RFC 9449) is missing or wrong (401 with `DPoP
+    /// error="invalid_dpop_proof"`), or lacks the nonce the server asks for (401 with
+    /// `error="use_dpop_nonce"` and a `DPoP-Nonce` header).
+    InvalidProof(ProofRejection),
+    /// The proof cache refused or failed: the caller used up its share of proofs (429),
+    /// or the cache is full or unreachable (503).
+    ProofCache(ProofCacheError),
 }
 
 impl fmt::Display for AuthError {
@@ -25,6 +33,8 @@ impl fmt::Display for AuthError {
             Self::InvalidRequest(p) => write!(f, "invalid request: {p}"),
             Self::InvalidToken(r) => write!(f, "invalid token: {r}"),
             Self::Unavailable(u) => write!(f, "authentication unavailable: {u}"),
+            Self::InvalidProof(p) => write!(f, "invalid DPoP proof: {p}"),
+            Self::ProofCache(e) => write!(f, "DPoP proof cache: {e}"),
         }
     }
 }
@@ -33,6 +43,7 @@ impl std::error::Error for AuthError {
     fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
         match self {
             Self::Unavailable(u) => Some(u),
+            Self::ProofCache(e) => Some(e),
             _ => None,
         }
     }
@@ -41,6 +52,12 @@ impl std::error::Error for AuthError {
 impl From<TokenRejection> for AuthError {
     fn from(r: TokenRejection) -> Self {
         Self::InvalidToken(r)
+    }
+}
+
+impl From<ProofRejection> for AuthError {
+    fn from(r: ProofRejection) -> Self {
+        Self::InvalidProof(r)
     }
 }
 
@@ -102,6 +119,15 @@ pub enum TokenRejection {
     MissingClaim(&'static str),
     /// A claim has the wrong type.
     BadClaim(&'static str),
+    /// Presented with a scheme this resource does not accept (`Bearer` where DPoP is
+    /// required, `DPoP` where it is not supported).
+    Scheme,
+    /// A DPoP-bound token (`cnf.jkt`) presented as a bearer token (RFC 9449 §7.2).
+    BoundToKey,
+    /// Presented with the `DPoP` scheme, but not bound to a key.
+    NotBound,
+    /// The DPoP proof is signed with another key than the one the token is bound to.
+    KeyMismatch,
 }
 
 impl fmt::Display for TokenRejection {
@@ -121,6 +147,73 @@ impl fmt::Display for TokenRejection {
             Self::IssuedInFuture => f.write_str("token issued in the future"),
             Self::MissingClaim(c) => write!(f, "missing claim {c}"),
             Self::BadClaim(c) => write!(f, "malformed claim {c}"),
+            Self::Scheme => f.write_str("authorization scheme not accepted here"),
+            Self::BoundToKey => f.write_str("DPoP-bound token presented as a bearer token"),
+            Self::NotBound => f.write_str("token not bound to a DPoP key"),
+            Self::KeyMismatch => f.write_str("proof key does not match the token's binding"),
+        }
+    }
+}
+
+/// Why a DPoP proof (RFC 9449 §4.3) was refused. The text is safe to send back in
+/// `error_description`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum ProofRejection {
+    /// No `DPoP` header.
+    Missing,
+    /// More than one `DPoP` header.
+    Several,
+    /// Not a compact JWS with a JSON header and claims.
+    Malformed,
+    /// The header's `typ` is not `dpop+jwt`.
+    Type,
+    /// The signing algorithm is not on the allow-list (`none`, HMAC, …), or does not fit
+    /// the key.
+    Algorithm,
+    /// No usable public key in the header's `jwk`.
+    Key,
+    /// The header's `jwk` holds a private key.
+    PrivateKey,
+    /// The signature does not verify with the header's key.
+    Signature,
+    /// A required claim is missing.
+    MissingClaim(&'static str),
+    /// A claim has the wrong type or size.
+    BadClaim(&'static str),
+    /// `htm` is not this request's method.
+    Method,
+    /// `htu` is not this resource's URL.
+    Url,
+    /// `iat` is outside the accepted window.
+    IssuedAt,
+    /// `ath` is not the hash of the access token presented with it.
+    TokenHash,
+    /// The proof (its `jti`) was used before.
+    Replayed,
+    /// The server asks for a proof with its current nonce (`use_dpop_nonce`).
+    NonceRequired,
+}
+
+impl fmt::Display for ProofRejection {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Self::Missing => f.write_str("no DPoP proof"),
+            Self::Several => f.write_str("more than one DPoP header"),
+            Self::Malformed => f.write_str("malformed proof"),
+            Self::Type => f.write_str("not a DPoP proof (typ)"),
+            Self::Algorithm => f.write_str("signing algorithm not allowed"),
+            Self::Key => f.write_str("no usable public key (jwk)"),
+            Self::PrivateKey => f.write_str("the jwk holds a private key"),
+            Self::Signature => f.write_str("bad signature"),
+            Self::MissingClaim(c) => write!(f, "missing claim {c}"),
+            Self::BadClaim(c) => write!(f, "malformed claim {c}"),
+            Self::Method => f.write_str("proof for another method (htm)"),
+            Self::Url => f.write_str("proof for another URL (htu)"),
+            Self::IssuedAt => f.write_str("proof too old or from the future (iat)"),
+            Self::TokenHash => f.write_str("proof for another access token (ath)"),
+            Self::Replayed => f.write_str("proof already used (jti)"),
+            Self::NonceRequired => f.write_str("a proof with the server's nonce is required"),
         }
     }
 }
@@ -225,6 +318,8 @@ pub enum ConfigError {
     NoAlgorithm,
     /// Introspection needs an endpoint, or an issuer to discover it from.
     NoEndpoint,
+    /// A DPoP proof window of zero, or of more than an hour.
+    ProofWindow,
 }
 
 impl fmt::Display for ConfigError {
@@ -244,6 +339,7 @@ impl fmt::Display for ConfigError {
             Self::NoEndpoint => {
                 f.write_str("no introspection endpoint (nor issuer to discover it)")
             }
+            Self::ProofWindow => f.write_str("the DPoP proof window must be 1 s to 1 h"),
         }
     }
 }

@@ -3,8 +3,8 @@
 
 mod cache;
 
-use super::bearer::bearer_token;
 use super::claims::{check_times, grant};
+use super::credentials::Presented;
 use super::discovery::discover;
 use super::error::{AuthError, ConfigError, DocumentProblem, TokenRejection, Unavailable};
 use super::fetch::{FetchError, HttpFetch, HyperFetcher};
@@ -17,7 +17,7 @@ use bytes::Bytes;
 use cache::{AnswerCache, Key};
 use futures_util::future::BoxFuture;
 use http::header::{ACCEPT, AUTHORIZATION, CONTENT_TYPE};
-use http::{HeaderMap, Request, StatusCode};
+use http::{Request, StatusCode};
 use serde_json::{Map, Value};
 use sha2::{Digest, Sha256};
 use std::sync::{Arc, Mutex};
@@ -300,10 +300,10 @@ impl Introspection {
 impl Authenticator for Introspection {
     fn authenticate<'a>(
         &'a self,
-        headers: &'a HeaderMap,
+        presented: Presented<'a>,
     ) -> BoxFuture<'a, Result<Option<Principal>, AuthError>> {
         Box::pin(async move {
-            let Some(token) = bearer_token(headers)? else {
+            let Some(token) = presented.access_token() else {
                 return Ok(None);
             };
             let grant = self.validate(token).await?;

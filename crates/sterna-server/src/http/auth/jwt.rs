@@ -2,8 +2,8 @@
 //! its JWKS, an asymmetric algorithm allow-list, `typ`, `iss`, `aud`, `exp`/`nbf`/`iat`.
 
 use super::alg::SigningAlg;
-use super::bearer::bearer_token;
 use super::claims::{check_times, grant};
+use super::credentials::Presented;
 use super::error::{AuthError, ConfigError, TokenRejection};
 use super::fetch::{HttpFetch, HyperFetcher};
 use super::jwks::{JwksCache, JwksSource, RefreshPolicy};
@@ -13,7 +13,6 @@ use crate::server::{AccessGrant, Principal};
 use base64::Engine;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use futures_util::future::BoxFuture;
-use http::HeaderMap;
 use jsonwebtoken::errors::ErrorKind;
 use jsonwebtoken::{Validation, decode};
 use serde::Deserialize;
@@ -139,10 +138,10 @@ impl JwtValidator {
 impl Authenticator for JwtValidator {
     fn authenticate<'a>(
         &'a self,
-        headers: &'a HeaderMap,
+        presented: Presented<'a>,
     ) -> BoxFuture<'a, Result<Option<Principal>, AuthError>> {
         Box::pin(async move {
-            let Some(token) = bearer_token(headers)? else {
+            let Some(token) = presented.access_token() else {
                 return Ok(None);
             };
             let grant = self.validate(token).await?;

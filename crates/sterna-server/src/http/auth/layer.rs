@@ -1,16 +1,17 @@
 //! The authentication layer: one layer, any [`Authenticator`]; challenges, scope checks,
-//! and the principal attached to the request.
+//! DPoP, and the principal attached to the request.
 
 use super::super::body::McpBody;
-use super::super::respond::plain;
-use super::challenge::{Challenge, ErrorCode};
+use super::credentials::{Presented, TokenScheme};
+#[cfg(feature = "jwt")]
+use super::dpop::Dpop;
 use super::error::AuthError;
 use super::metadata::{MetadataLayer, ResourceMetadata};
 use super::scope::ScopePolicy;
 use crate::server::Principal;
 use crate::server::target::Target;
 use futures_util::future::BoxFuture;
-use http::{HeaderMap, Request, Response, StatusCode};
+use http::{HeaderValue, Request, Response};
 use std::fmt;
 use std::sync::Arc;
 use std::task::{Context, Poll};
@@ -18,18 +19,21 @@ use std::task::{Context, Poll};
 /// The answer refusing a request.
 pub(crate) type Refusal = Box<Response<McpBody>>;
 
-/// Turns request headers into a principal: `Ok(None)` when no credentials were given.
+/// Turns what a request presented into a principal: `Ok(None)` when it gave no
+/// credentials this authenticator knows.
 ///
-/// Implementations: [`BearerTokens`](super::BearerTokens) (a fixed map),
+/// [`AuthLayer`] reads the `Authorization` header once ([`Presented`]): the access token
+/// an authenticator validates is the one whose scheme, binding and DPoP proof the layer
+/// judges. Implementations: [`BearerTokens`](super::BearerTokens) (a fixed map),
 /// [`JwtValidator`](super::JwtValidator) (JWT access tokens, with the `jwt` feature),
 /// [`Introspection`](super::Introspection) (RFC 7662). A principal from an access token
 /// carries its [`AccessGrant`](crate::server::AccessGrant), whose scopes the layer's
-/// [`ScopePolicy`] judges.
+/// [`ScopePolicy`] judges and whose `cnf.jkt` binds it to a DPoP key.
 pub trait Authenticator: Send + Sync + 'static {
     /// Authenticates a request.
     fn authenticate<'a>(
         &'a self,
-        headers: &'a HeaderMap,
+        presented: Presented<'a>,
     ) -> BoxFuture<'a, Result<Option<Principal>, AuthError>>;
 }
 
@@ -37,31 +41,41 @@ pub trait Authenticator: Send + Sync + 'static {
 /// [`Principal`] to the request's extensions (where [`McpService`](super::super::McpService)
 /// finds it, and binds `requestState` to it).
 ///
-/// * No credentials: `401` with `WWW-Authenticate: Bearer realm="mcp"` plus, when
-///   configured, `scope="<scopes every request needs>"` and `resource_metadata="<URL>"`
-///   (unless [`allow_anonymous`](Self::allow_anonymous)).
-/// * Credentials refused: `401` with `error="invalid_token"` and a short
+/// * No credentials: `401` with `WWW-Authenticate: Bearer realm="mcp"` (and/or `DPoP
+///   algs="…"`, see [`dpop`](Self::dpop)) plus, when configured, `scope="<scopes every
+///   request needs>"` and `resource_metadata="<URL>"` (unless
+///   [`allow_anonymous`](Self::allow_anonymous)).
+/// * Credentials refused: `401` with `error="invalid_token"` (or, for a DPoP proof,
+///   `invalid_dpop_proof`, or `use_dpop_nonce` with a `DPoP-Nonce` header) and a short
 ///   `error_description` (never the token).
 /// * Scopes missing: `403` with `error="insufficient_scope"` and every scope the
 ///   operation needs (step-up).
-/// * The validator's upstream down: `503`.
+/// * A token bound to a DPoP key (`cnf.jkt`) presented as a bearer token: `401`, whatever
+///   the configuration.
+/// * The validator's upstream or the proof cache down: `503`; a principal over its share
+///   of the proof cache: `429`.
 #[derive(Clone)]
 pub struct AuthLayer {
-    auth: Arc<dyn Authenticator>,
-    required: bool,
-    realm: Arc<str>,
-    metadata: Option<(Arc<str>, MetadataLayer)>,
-    scopes: Arc<ScopePolicy>,
+    pub(super) auth: Arc<dyn Authenticator>,
+    pub(super) required: bool,
+    pub(super) realm: Arc<str>,
+    metadata: Option<ResourceMetadata>,
+    served: Option<(Arc<str>, MetadataLayer)>,
+    pub(super) scopes: Arc<ScopePolicy>,
+    #[cfg(feature = "jwt")]
+    pub(super) dpop: Option<Arc<Dpop>>,
 }
 
 impl fmt::Debug for AuthLayer {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("AuthLayer")
-            .field("required", &self.required)
+        let mut d = f.debug_struct("AuthLayer");
+        d.field("required", &self.required)
             .field("realm", &self.realm)
-            .field("metadata", &self.metadata.as_ref().map(|m| &m.0))
-            .field("scopes", &self.scopes)
-            .finish()
+            .field("metadata", &self.metadata_url())
+            .field("scopes", &self.scopes);
+        #[cfg(feature = "jwt")]
+        d.field("dpop", &self.dpop);
+        d.finish()
     }
 }
 
@@ -74,7 +88,10 @@ impl AuthLayer {
             required: true,
             realm: Arc::from("mcp"),
             metadata: None,
+            served: None,
             scopes: Arc::new(ScopePolicy::new()),
+            #[cfg(feature = "jwt")]
+            dpop: None,
         }
     }
 
@@ -93,9 +110,21 @@ impl AuthLayer {
 
     /// The protected-resource metadata: challenges name its URL, and
     /// [`HttpServer`](super::super::HttpServer) serves it (mounting the endpoint
-    /// yourself, serve it with [`ResourceMetadata::layer`]).
+    /// yourself, serve it with [`metadata_layer`](Self::metadata_layer), which adds
+    /// this layer's DPoP settings).
     pub fn resource_metadata(mut self, metadata: ResourceMetadata) -> Self {
-        self.metadata = Some((metadata.url().into(), metadata.layer()));
+        self.metadata = Some(metadata);
+        self.serve_metadata();
+        self
+    }
+
+    /// Accepts DPoP-bound tokens (RFC 9449), or requires them: see [`Dpop`]. The
+    /// challenges then include `DPoP algs="…"`, and the metadata document
+    /// `dpop_signing_alg_values_supported` and `dpop_bound_access_tokens_required`.
+    #[cfg(feature = "jwt")]
+    pub fn dpop(mut self, dpop: Dpop) -> Self {
+        self.dpop = Some(Arc::new(dpop));
+        self.serve_metadata();
         self
     }
 
@@ -105,68 +134,29 @@ impl AuthLayer {
         self
     }
 
-    /// The layer serving the metadata document, if there is one.
-    pub(crate) fn metadata_layer(&self) -> Option<MetadataLayer> {
-        self.metadata.as_ref().map(|m| m.1.clone())
+    /// The layer serving the metadata document (with this layer's DPoP settings), if
+    /// there is one.
+    pub fn metadata_layer(&self) -> Option<MetadataLayer> {
+        self.served.as_ref().map(|m| m.1.clone())
     }
 
-    fn metadata_url(&self) -> Option<&str> {
-        self.metadata.as_ref().map(|m| &*m.0)
+    pub(super) fn metadata_url(&self) -> Option<&str> {
+        self.served.as_ref().map(|m| &*m.0)
     }
 
-    fn challenge<'a>(
-        &'a self,
-        error: Option<(ErrorCode, String)>,
-        scope: Vec<&'a str>,
-        url: Option<&'a str>,
-    ) -> Refusal {
-        Box::new(
-            Challenge {
-                realm: &self.realm,
-                error,
-                scope,
-                resource_metadata: url,
+    /// Renders the metadata document once, with the DPoP settings as configured.
+    fn serve_metadata(&mut self) {
+        self.served = self.metadata.as_ref().map(|m| {
+            #[cfg_attr(not(feature = "jwt"), allow(unused_mut))]
+            let mut m = m.clone();
+            #[cfg(feature = "jwt")]
+            if let Some(d) = &self.dpop {
+                m = m
+                    .dpop_signing_alg_values_supported(d.algorithm_names())
+                    .dpop_bound_access_tokens_required(d.is_required());
             }
-            .response(),
-        )
-    }
-
-    /// The principal of a request, or the answer refusing it.
-    async fn principal(&self, headers: &HeaderMap) -> Result<Principal, Refusal> {
-        let url = self.metadata_url();
-        let refuse = |code: ErrorCode, e: &AuthError| {
-            tracing::debug!(reason = %e, "credentials refused");
-            let scope = self.scopes.base();
-            Err(self.challenge(Some((code, e.to_string())), scope, url))
-        };
-        match self.auth.authenticate(headers).await {
-            Ok(Some(p)) => Ok(p),
-            Ok(None) if self.required => Err(self.challenge(None, self.scopes.base(), url)),
-            Ok(None) => Ok(Principal::anonymous()),
-            Err(e @ AuthError::InvalidRequest(_)) => refuse(ErrorCode::InvalidRequest, &e),
-            Err(e @ AuthError::InvalidToken(_)) => refuse(ErrorCode::InvalidToken, &e),
-            Err(e @ AuthError::Unavailable(_)) => {
-                tracing::warn!(error = %e, "authentication unavailable");
-                Err(Box::new(plain(StatusCode::SERVICE_UNAVAILABLE)))
-            }
-        }
-    }
-
-    fn check(&self, principal: &Principal, required: Vec<&str>) -> Result<(), Refusal> {
-        if self.scopes.satisfied(principal.grant(), &required) {
-            return Ok(());
-        }
-        let url = self.metadata_url();
-        if principal.id().is_none() {
-            // Anonymous: authenticate first (401), asking for what this request needs.
-            return Err(self.challenge(None, required, url));
-        }
-        tracing::debug!(principal = ?principal.id(), required = ?required, "insufficient scope");
-        let error = Some((
-            ErrorCode::InsufficientScope,
-            "the token lacks a scope this operation needs".to_owned(),
-        ));
-        Err(self.challenge(error, required, url))
+            (Arc::from(m.url()), m.layer())
+        });
     }
 }
 
@@ -207,20 +197,26 @@ where
         let mut inner = std::mem::replace(&mut self.inner, clone);
         let layer = self.layer.clone();
         Box::pin(async move {
-            let principal = match layer.principal(req.headers()).await {
-                Ok(p) => p,
+            let found = match layer.authenticate(req.method(), req.headers()).await {
+                Ok(found) => found,
                 Err(refused) => return Ok(*refused),
             };
-            if let Err(refused) = layer.check(&principal, layer.scopes.base()) {
+            let principal = found.principal;
+            if let Err(refused) = layer.check(&principal, found.scheme, layer.scopes.base()) {
                 return Ok(*refused);
             }
             if layer.scopes.has_target_rules() {
                 // The endpoint judges the target once it has decoded the request it
                 // runs (either era): see `ScopeCheck`.
-                req.extensions_mut().insert(ScopeCheck(layer));
+                let check = ScopeCheck(layer.clone(), found.scheme);
+                req.extensions_mut().insert(check);
             }
             req.extensions_mut().insert(principal);
-            inner.call(req).await
+            let mut response = inner.call(req).await?;
+            if let Some(nonce) = found.nonce.and_then(|n| HeaderValue::from_str(&n).ok()) {
+                response.headers_mut().insert("dpop-nonce", nonce);
+            }
+            Ok(response)
         })
     }
 }
@@ -228,9 +224,10 @@ where
 /// The per-target part of a [`ScopePolicy`], left by [`AuthLayer`] in the request's
 /// extensions for the endpoint: it judges the target of the request **as decoded for
 /// execution** ([`Target`]), so the scopes checked are those of the tool (prompt,
-/// resource) that runs, whatever the era or shape of the body.
+/// resource) that runs, whatever the era or shape of the body. It remembers the scheme
+/// the token came with, for the challenge.
 #[derive(Clone)]
-pub(crate) struct ScopeCheck(AuthLayer);
+pub(crate) struct ScopeCheck(AuthLayer, Option<TokenScheme>);
 
 impl ScopeCheck {
     /// `Err` is the `403` (or, anonymous, `401`) challenge refusing the request.
@@ -239,6 +236,7 @@ impl ScopeCheck {
         principal: &Principal,
         target: Target<'_>,
     ) -> Result<(), Refusal> {
-        self.0.check(principal, self.0.scopes.required(target))
+        self.0
+            .check(principal, self.1, self.0.scopes.required(target))
     }
 }

@@ -34,6 +34,8 @@ pub struct ResourceMetadata {
     scopes_supported: Vec<String>,
     resource_name: Option<String>,
     resource_documentation: Option<String>,
+    dpop_algs: Vec<String>,
+    dpop_required: bool,
     at_root: bool,
     origin: String,
     path: String,
@@ -63,6 +65,8 @@ impl ResourceMetadata {
             scopes_supported: Vec::new(),
             resource_name: None,
             resource_documentation: None,
+            dpop_algs: Vec::new(),
+            dpop_required: false,
             at_root: false,
         })
     }
@@ -92,6 +96,25 @@ impl ResourceMetadata {
     /// A page about the resource (`resource_documentation`).
     pub fn resource_documentation(mut self, url: impl Into<String>) -> Self {
         self.resource_documentation = Some(url.into());
+        self
+    }
+
+    /// The DPoP proof algorithms accepted (`dpop_signing_alg_values_supported`, RFC 9728
+    /// §2). [`AuthLayer::dpop`](super::AuthLayer::dpop) sets it from its configuration.
+    pub fn dpop_signing_alg_values_supported<I, S>(mut self, algs: I) -> Self
+    where
+        I: IntoIterator<Item = S>,
+        S: Into<String>,
+    {
+        self.dpop_algs = algs.into_iter().map(Into::into).collect();
+        self
+    }
+
+    /// Whether only DPoP-bound tokens are accepted (`dpop_bound_access_tokens_required`,
+    /// RFC 9728 §2). [`AuthLayer::dpop`](super::AuthLayer::dpop) sets it from its
+    /// configuration.
+    pub fn dpop_bound_access_tokens_required(mut self, required: bool) -> Self {
+        self.dpop_required = required;
         self
     }
 
@@ -137,6 +160,12 @@ impl ResourceMetadata {
         }
         if let Some(d) = &self.resource_documentation {
             doc["resource_documentation"] = d.clone().into();
+        }
+        if !self.dpop_algs.is_empty() {
+            doc["dpop_signing_alg_values_supported"] = self.dpop_algs.clone().into();
+        }
+        if self.dpop_required {
+            doc["dpop_bound_access_tokens_required"] = true.into();
         }
         doc
     }

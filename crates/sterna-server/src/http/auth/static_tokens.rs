@@ -1,11 +1,10 @@
 //! A fixed map of bearer tokens, for demos and tests.
 
-use super::bearer::bearer_token;
+use super::credentials::Presented;
 use super::error::{AuthError, TokenRejection};
 use super::layer::Authenticator;
 use crate::server::Principal;
 use futures_util::future::BoxFuture;
-use http::HeaderMap;
 use std::collections::HashMap;
 use std::fmt;
 use std::sync::Arc;
@@ -43,9 +42,9 @@ impl BearerTokens {
 impl Authenticator for BearerTokens {
     fn authenticate<'a>(
         &'a self,
-        headers: &'a HeaderMap,
+        presented: Presented<'a>,
     ) -> BoxFuture<'a, Result<Option<Principal>, AuthError>> {
-        let result = bearer_token(headers).and_then(|token| match token {
+        let result = match presented.access_token() {
             None => Ok(None),
             Some(t) => self
                 .tokens
@@ -53,7 +52,7 @@ impl Authenticator for BearerTokens {
                 .cloned()
                 .map(Some)
                 .ok_or(AuthError::InvalidToken(TokenRejection::Unknown)),
-        });
+        };
         Box::pin(std::future::ready(result))
     }
 }

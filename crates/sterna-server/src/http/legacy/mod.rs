@@ -177,7 +177,8 @@ impl LegacyHttp {
     }
 
     /// The session a request names, if it exists, has not expired, and belongs to this
-    /// principal. `Err` is the answer to send (404 for all three cases alike).
+    /// principal (with a token bound to the same DPoP key, if the opener's was). `Err` is
+    /// the answer to send (404 for all three cases alike).
     pub(crate) async fn find(
         &self,
         headers: &HeaderMap,
@@ -194,7 +195,12 @@ impl LegacyHttp {
             .ok_or_else(not_found)?;
         let owner = QuotaKey::of(principal);
         let record = match self.config.store.touch(id, &owner, self.config.idle).await {
-            Ok(Some(r)) if r.principal.as_deref() == principal.id() => r,
+            Ok(Some(r))
+                if r.principal.as_deref() == principal.id()
+                    && r.dpop_jkt.as_deref() == principal.dpop_jkt() =>
+            {
+                r
+            }
             Ok(_) => return Err(not_found()),
             Err(e) => return Err(unavailable(&e)),
         };

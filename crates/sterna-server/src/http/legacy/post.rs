@@ -179,7 +179,8 @@ impl LegacyHttp {
             Err(e) => return rpc_error(StatusCode::OK, Some(&request.id), &e),
         };
         let id = crate::state::random_id();
-        let record = session.record(principal.id().map(str::to_owned));
+        let opener = principal.id().map(str::to_owned);
+        let record = session.record(opener, principal.dpop_jkt().map(str::to_owned));
         if let Err(e) = limits.check_record(&record) {
             return rpc_error(StatusCode::OK, Some(&request.id), &e);
         }
@@ -271,7 +272,8 @@ struct Save {
 
 impl Save {
     async fn after(self, session: &LegacySession) {
-        let now = session.record(self.before.principal.clone());
+        let before = &self.before;
+        let now = session.record(before.principal.clone(), before.dpop_jkt.clone());
         if now == self.before {
             return;
         }

@@ -286,6 +286,7 @@ mod tests {
             log_level: None,
             subscriptions: Default::default(),
             principal: None,
+            dpop_jkt: None,
         }
     }
 

@@ -3,11 +3,15 @@
 //! authorization code flow with PKCE (headless); sterna's client completes MRTR flows
 //! with them against a server behind `AuthLayer<JwtValidator>`.
 //!
+//! `dpop` does it again with DPoP-bound tokens, obtained by sterna's own OAuth client.
+//!
 //! Ignored by a plain `cargo test` (it needs Node 22 and the provider's node_modules);
 //! `scripts/interop-oidc` (a step of `scripts/test`) installs both and runs it, and it
 //! fails — never skips — when they are missing.
 
 mod browser;
+#[cfg(feature = "oauth")]
+mod dpop;
 mod flow;
 mod provider;
 
