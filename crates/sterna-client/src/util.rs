@@ -4,7 +4,7 @@ use std::time::{SystemTime, UNIX_EPOCH};
 
 /// Fills `buf` with random bytes from the operating system.
 pub(crate) fn fill_random(buf: &mut [u8]) {
-    getrandom::getrandom(buf).expect("the operating system provides random bytes");
+    getrandom::fill(buf).expect("the operating system provides random bytes");
 }
 
 /// Seconds since the Unix epoch (0 for a clock before it).

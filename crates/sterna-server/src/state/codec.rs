@@ -10,7 +10,7 @@
 use super::keys::{StateKeys, fill_random};
 use base64::Engine;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
-use chacha20poly1305::aead::AeadInPlace;
+use chacha20poly1305::aead::AeadInOut;
 use chacha20poly1305::{Tag, XNonce};
 use serde::{Deserialize, Serialize};
 
@@ -198,7 +198,7 @@ pub(crate) fn seal_plain(
     aad.extend_from_slice(context);
     let tag = key
         .aead
-        .encrypt_in_place_detached(XNonce::from_slice(&nonce), &aad, &mut buf[HEADER..])
+        .encrypt_inout_detached(&XNonce::from(nonce), &aad, (&mut buf[HEADER..]).into())
         .expect("XChaCha20-Poly1305 seals any length we produce");
     buf.extend_from_slice(&tag);
     buf
@@ -244,7 +244,7 @@ pub(crate) fn open_sealed(
     let key = keys.find(&key_id).ok_or(OpenError::UnknownKey)?;
     let nonce: [u8; 24] = buf[5..HEADER].try_into().expect("24 bytes");
     let tag_at = buf.len() - TAG;
-    let tag = Tag::clone_from_slice(&buf[tag_at..]);
+    let tag = Tag::try_from(&buf[tag_at..]).map_err(|_| OpenError::Malformed)?;
     let mut aad = Vec::with_capacity(97 + context.len());
     binding.aad(&key_id, &mut aad);
     if buf[0] == VERSION {
@@ -254,10 +254,10 @@ pub(crate) fn open_sealed(
     }
     aad.extend_from_slice(context);
     key.aead
-        .decrypt_in_place_detached(
-            XNonce::from_slice(&nonce),
+        .decrypt_inout_detached(
+            &XNonce::from(nonce),
             &aad,
-            &mut buf[HEADER..tag_at],
+            (&mut buf[HEADER..tag_at]).into(),
             &tag,
         )
         .map_err(|_| OpenError::Forged)?;
@@ -427,7 +427,7 @@ mod tests {
         b.aad(&key.id, &mut aad);
         let tag = key
             .aead
-            .encrypt_in_place_detached(XNonce::from_slice(&[0x33; 24]), &aad, &mut buf[HEADER..])
+            .encrypt_inout_detached(&XNonce::from([0x33; 24]), &aad, (&mut buf[HEADER..]).into())
             .unwrap();
         buf.extend_from_slice(&tag);
         let old = URL_SAFE_NO_PAD.encode(&buf);

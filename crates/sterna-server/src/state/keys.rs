@@ -4,7 +4,7 @@ use base64::Engine;
 use base64::engine::general_purpose::{STANDARD, URL_SAFE_NO_PAD};
 use chacha20poly1305::{KeyInit, XChaCha20Poly1305};
 use hkdf::Hkdf;
-use hmac::{Hmac, Mac};
+use hmac::Hmac;
 use sha2::{Digest, Sha256};
 use std::fmt;
 
@@ -194,7 +194,8 @@ fn derive(master: &[u8; KEY_LEN]) -> Key {
     let mut mac_key = [0u8; 32];
     hk.expand(b"hmac-sha256 stored state v1", &mut mac_key)
         .expect("32 bytes is a valid HKDF output length");
-    let mac = <Hmac<Sha256> as Mac>::new_from_slice(&mac_key).expect("HMAC takes any key length");
+    let mac =
+        <Hmac<Sha256> as KeyInit>::new_from_slice(&mac_key).expect("HMAC takes any key length");
     mac_key.fill(0);
     Key { id, aead, mac }
 }
@@ -209,8 +210,7 @@ pub(crate) fn random_id() -> String {
 }
 
 pub(crate) fn fill_random(buf: &mut [u8]) {
-    use chacha20poly1305::aead::rand_core::RngCore;
-    chacha20poly1305::aead::OsRng.fill_bytes(buf);
+    getrandom::fill(buf).expect("the operating system provides random bytes");
 }
 
 #[cfg(test)]

@@ -3,7 +3,7 @@
 //! this way, so a shared store can neither read them nor forge, alter or swap them.
 
 use super::keys::{StateKeys, fill_random};
-use chacha20poly1305::aead::AeadInPlace;
+use chacha20poly1305::aead::AeadInOut;
 use chacha20poly1305::{Tag, XNonce};
 
 const VERSION: u8 = 2;
@@ -33,10 +33,10 @@ pub(crate) fn seal_bytes(keys: &StateKeys, context: &[&str], plain: &[u8]) -> Ve
     buf.extend_from_slice(plain);
     let tag = key
         .aead
-        .encrypt_in_place_detached(
-            XNonce::from_slice(&nonce),
+        .encrypt_inout_detached(
+            &XNonce::from(nonce),
             &aad(&key.id, context),
-            &mut buf[HEADER..],
+            (&mut buf[HEADER..]).into(),
         )
         .expect("XChaCha20-Poly1305 seals any length we produce");
     buf.extend_from_slice(&tag);
@@ -51,12 +51,17 @@ pub(crate) fn open_bytes(keys: &StateKeys, context: &[&str], sealed: &[u8]) -> O
     }
     let key_id: [u8; 4] = sealed[1..5].try_into().ok()?;
     let key = keys.find(&key_id)?;
-    let nonce = XNonce::from_slice(&sealed[5..HEADER]);
+    let nonce = XNonce::try_from(&sealed[5..HEADER]).ok()?;
     let tag_at = sealed.len() - TAG;
-    let tag = Tag::clone_from_slice(&sealed[tag_at..]);
+    let tag = Tag::try_from(&sealed[tag_at..]).ok()?;
     let mut buf = sealed[HEADER..tag_at].to_vec();
     key.aead
-        .decrypt_in_place_detached(nonce, &aad(&key_id, context), &mut buf, &tag)
+        .decrypt_inout_detached(
+            &nonce,
+            &aad(&key_id, context),
+            buf.as_mut_slice().into(),
+            &tag,
+        )
         .ok()?;
     Some(buf)
 }

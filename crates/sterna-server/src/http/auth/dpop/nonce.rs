@@ -57,7 +57,8 @@ impl DpopNonces {
     }
 
     fn tag(&self, number: u64) -> Hmac<Sha256> {
-        let mut mac = Hmac::<Sha256>::new_from_slice(&self.key).expect("HMAC takes any key");
+        let mut mac =
+            <Hmac<Sha256> as hmac::KeyInit>::new_from_slice(&self.key).expect("HMAC takes any key");
         mac.update(LABEL);
         mac.update(&number.to_be_bytes());
         mac
