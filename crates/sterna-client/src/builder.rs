@@ -1,6 +1,7 @@
 //! Building a client.
 
-use super::driver::{Client, Inner, Limits};
+use super::client::{Client, Inner};
+use super::driver::Limits;
 use super::era::EraMode;
 use super::events::{EventCallback, EventHub, ServerEvent};
 use super::handlers::{
@@ -34,13 +35,6 @@ impl std::fmt::Debug for ClientBuilder {
         f.debug_struct("ClientBuilder")
             .field("info", &self.info)
             .finish()
-    }
-}
-
-impl Client {
-    /// Starts building a client called `name` at `version`.
-    pub fn builder(name: impl Into<String>, version: impl Into<String>) -> ClientBuilder {
-        ClientBuilder::new(Implementation::new(name, version))
     }
 }
 

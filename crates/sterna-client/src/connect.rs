@@ -1,40 +1,19 @@
 //! Finding the server's era before the first request (once; see [`era`](super::era)) and
 //! opening a 2025-11-25 session when it is legacy.
 
-use super::driver::Client;
-use super::era::{self, Era, EraMode, Verdict};
+use super::client::Client;
+use super::era::{self, EraMode, Verdict};
 use super::error::{ClientError, Misuse, TransportError};
-use super::events::ServerEvent;
 use super::legacy::{Dispatch, Hello, Session, Wire};
 use super::link::{Connected, Dual, LegacyLink};
 use super::probe::{StreamVerdict, discover_request, probe_stream};
 use std::sync::Arc;
 use std::time::Duration;
-use tokio::sync::broadcast;
 
 /// How long opening a 2025-11-25 session (`initialize`, then the GET stream) may take.
 const INITIALIZE_WAIT: Duration = Duration::from_secs(30);
 
 impl Client {
-    /// The era the server speaks (and the revision in use), probing it first if no request
-    /// did yet. In [`EraMode::Auto`] a 2025-11-25 session is opened here when the server is
-    /// legacy.
-    pub async fn era(&self) -> Result<Era, ClientError> {
-        Ok(match self.connected().await? {
-            Connected::Modern { .. } => Era::Modern {
-                version: self.protocol_version(),
-            },
-            Connected::Legacy(link) => link.session.era(),
-        })
-    }
-
-    /// A receiver of every [`ServerEvent`] from now on (list changes, resource updates,
-    /// completed URL elicitations, progress, log messages), from either era. Slow
-    /// receivers miss events (the channel keeps the last 64).
-    pub fn events(&self) -> broadcast::Receiver<ServerEvent> {
-        self.inner.events.subscribe()
-    }
-
     /// What the server speaks, found once and kept.
     pub(crate) async fn connected(&self) -> Result<Connected, ClientError> {
         let mut conn = self.inner.conn.lock().await;
@@ -54,7 +33,7 @@ impl Client {
         *self.inner.conn.lock().await = None;
     }
 
-    async fn establish(&self) -> Result<Connected, ClientError> {
+    pub(crate) async fn establish(&self) -> Result<Connected, ClientError> {
         let modern = Connected::Modern { remembered: false };
         let Some(dual) = &self.inner.dual else {
             return match self.inner.era_mode {
@@ -98,11 +77,11 @@ impl Client {
         }
     }
 
-    fn set_version(&self, v: String) {
+    pub(crate) fn set_version(&self, v: String) {
         *self.inner.version.lock().unwrap_or_else(|p| p.into_inner()) = v;
     }
 
-    async fn probe(&self, dual: &Dual) -> Result<Verdict, ClientError> {
+    pub(crate) async fn probe(&self, dual: &Dual) -> Result<Verdict, ClientError> {
         let request = discover_request(&self.inner.caps, self.inner.info.as_ref());
         let wait = self.inner.probe_wait;
         match dual {
@@ -132,7 +111,7 @@ impl Client {
         }
     }
 
-    async fn open_legacy(&self, dual: &Dual) -> Result<Connected, ClientError> {
+    pub(crate) async fn open_legacy(&self, dual: &Dual) -> Result<Connected, ClientError> {
         let dispatch = Dispatch::new(self.inner.handlers.clone(), self.inner.events.clone());
         let wire = match dual {
             Dual::Stdio(s) => {

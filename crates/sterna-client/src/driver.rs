@@ -1,24 +1,17 @@
 //! The client and its MRTR round driver.
 
+use super::client::Client;
 use super::envelope::{Message, WithMeta, read_answer};
-use super::era::EraMode;
 use super::error::{ClientError, GaveUp, ProtocolViolation, Refusal, TransportError};
-use super::events::EventHub;
-use super::handlers::Handlers;
-use super::link::{Connected, Dual};
+use super::link::Connected;
 use super::retry::{Attempt, Failure, Next, Policy};
-use super::transport::{NotificationSink, Outgoing, Transport};
+use super::transport::Outgoing;
 use serde::de::DeserializeOwned;
 use serde_json::value::RawValue;
 use serde_json::{Map, Value};
-use std::collections::HashMap;
-use std::sync::atomic::{AtomicI64, Ordering};
-use std::sync::{Arc, Mutex, RwLock};
+use std::sync::atomic::Ordering;
 use std::time::{Duration, Instant};
-use sterna_types::capabilities::ClientCapabilities;
 use sterna_types::jsonrpc::RequestId;
-use sterna_types::meta::Implementation;
-use sterna_types::mirror::HeaderParam;
 
 /// Limits of the round driver.
 #[derive(Debug, Clone, Copy)]
@@ -38,44 +31,6 @@ impl Default for Limits {
     }
 }
 
-/// An MCP client of 2026-07-28 servers and, through the same API and handlers, of
-/// 2025-11-25 ones (see [`EraMode`]). Cheap to clone; calls may run concurrently.
-#[derive(Clone)]
-pub struct Client {
-    pub(crate) inner: Arc<Inner>,
-}
-
-pub(crate) struct Inner {
-    pub(crate) transport: Arc<dyn Transport>,
-    /// The same transport, when it can also carry a 2025-11-25 session.
-    pub(crate) dual: Option<Dual>,
-    /// `clientInfo` for `_meta` (none when left out).
-    pub(crate) info: Option<Implementation>,
-    /// `clientInfo` for `initialize` (always sent there).
-    pub(crate) identity: Implementation,
-    pub(crate) caps: ClientCapabilities,
-    pub(crate) handlers: Handlers,
-    pub(crate) limits: Limits,
-    pub(crate) sink: NotificationSink,
-    pub(crate) events: Arc<EventHub>,
-    pub(crate) era_mode: EraMode,
-    pub(crate) probe_wait: Duration,
-    pub(crate) conn: tokio::sync::Mutex<Option<Connected>>,
-    pub(crate) version: Mutex<String>,
-    pub(crate) next_id: Arc<AtomicI64>,
-    /// `x-mcp-header` annotations by tool, learned from `tools/list`.
-    pub(crate) mirrors: RwLock<Option<HashMap<String, Vec<HeaderParam>>>>,
-}
-
-impl std::fmt::Debug for Client {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Client")
-            .field("capabilities", &self.inner.caps)
-            .field("limits", &self.inner.limits)
-            .finish()
-    }
-}
-
 /// Runs `fut` within what is left of `budget` since `started`.
 pub(crate) async fn within<T>(
     started: Instant,
@@ -88,31 +43,7 @@ pub(crate) async fn within<T>(
 }
 
 impl Client {
-    /// The capabilities this client declares on every request.
-    pub fn capabilities(&self) -> &ClientCapabilities {
-        &self.inner.caps
-    }
-
-    /// The protocol version in use (after any negotiation).
-    pub fn protocol_version(&self) -> String {
-        self.inner
-            .version
-            .lock()
-            .unwrap_or_else(|p| p.into_inner())
-            .clone()
-    }
-
-    /// Ends a 2025-11-25 session (DELETE over HTTP), then closes the transport (ends a
-    /// child server process gracefully).
-    pub async fn close(&self) {
-        let conn = self.inner.conn.lock().await.clone();
-        if let Some(Connected::Legacy(link)) = conn {
-            link.session.close().await;
-        }
-        self.inner.transport.close().await;
-    }
-
-    fn next_id(&self) -> RequestId {
+    pub(crate) fn next_id(&self) -> RequestId {
         RequestId::Number(self.inner.next_id.fetch_add(1, Ordering::Relaxed))
     }
 
@@ -147,7 +78,7 @@ impl Client {
 
     /// Sends one request (with `_meta`) and returns its `result`, retrying as the
     /// [`Policy`] says (broken streams, version renegotiation, stale header annotations).
-    async fn modern_request(
+    pub(crate) async fn modern_request(
         &self,
         method: &str,
         params: &Map<String, Value>,
@@ -177,7 +108,7 @@ impl Client {
     }
 
     /// One attempt: a new id, the envelope, the headers, the transport, the answer read.
-    async fn attempt(
+    pub(crate) async fn attempt(
         &self,
         method: &str,
         params: &Map<String, Value>,
@@ -235,17 +166,6 @@ impl Client {
             }
             .into()
         })
-    }
-
-    /// A raw request (for methods without a typed helper); `_meta` is added (entries of
-    /// a `_meta` in `params` are kept; the version, capabilities and client info are the
-    /// client's own).
-    pub async fn raw_request(
-        &self,
-        method: &str,
-        params: Map<String, Value>,
-    ) -> Result<Value, ClientError> {
-        self.typed(method, params).await
     }
 }
 

@@ -51,6 +51,7 @@
 mod answer;
 mod builder;
 mod call;
+mod client;
 mod connect;
 mod driver;
 mod envelope;
@@ -79,7 +80,7 @@ pub mod __fuzz;
 
 pub use builder::ClientBuilder;
 pub use call::{Call, CallResult, Pending, Step};
-pub use driver::Client;
+pub use client::Client;
 pub use era::{Era, EraMode};
 pub use error::{
     ClientError, ConfigError, GaveUp, Misuse, ProtocolViolation, Refusal, TransportError,

@@ -2,19 +2,18 @@
 //! `tasks/get` with backoff, answer `input_required` through `tasks/update`, cancel
 //! when dropped. [`Client::run`] does it for every call whose server chose a task.
 
-use super::driver::Client;
+use super::client::Client;
 use super::error::{ClientError, GaveUp, ProtocolViolation};
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 use std::collections::HashSet;
-use std::future::Future;
 use std::marker::PhantomData;
 use std::time::Duration;
 use sterna_types::mrtr::{InputRequests, InputResponses};
-use sterna_types::tasks::{CreateTaskResult, DetailedTask, GetTaskResult, TaskStatus};
+use sterna_types::tasks::{CreateTaskResult, DetailedTask, TaskStatus};
 
 /// The slowest poll, whatever the server suggests.
-const MAX_POLL: Duration = Duration::from_secs(5);
+pub(crate) const MAX_POLL: Duration = Duration::from_secs(5);
 
 /// A call the server turned into a task: its handle. Serializable (the id is the whole
 /// continuation): keep it and [`follow`](Client::follow) it later, from any process.
@@ -55,7 +54,7 @@ impl<T> RunningTask<T> {
 
 /// Cancels the task when dropped before it ended (the call was dropped or ran out of
 /// time).
-struct CancelOnDrop<'c> {
+pub(crate) struct CancelOnDrop<'c> {
     client: &'c Client,
     id: Option<String>,
 }
@@ -74,7 +73,7 @@ impl Drop for CancelOnDrop<'_> {
     }
 }
 
-fn malformed(method: &str, what: &str) -> ClientError {
+pub(crate) fn malformed(method: &str, what: &str) -> ClientError {
     ProtocolViolation::Malformed {
         method: method.to_owned(),
         source: serde::de::Error::custom(what),
@@ -83,106 +82,14 @@ fn malformed(method: &str, what: &str) -> ClientError {
 }
 
 impl Client {
-    /// Follows a task to its end, answering its questions with the registered handlers
-    /// (as [`run`](Self::run) does). Dropping the future cancels the task.
-    pub async fn follow<T: super::call::CallResult>(
-        &self,
-        task: RunningTask<T>,
-    ) -> Result<T, ClientError> {
-        self.follow_with(task, |requests| async move { self.fulfil(&requests).await })
-            .await
-    }
-
-    /// Follows a task to its end, answering its questions with `answer` (a UI of your
-    /// own). Each status change is delivered to the client's event callback as a
-    /// [`ServerEvent::Task`](super::ServerEvent::Task). Dropping the future cancels the
-    /// task.
-    pub async fn follow_with<T, F, Fut, E>(
-        &self,
-        task: RunningTask<T>,
-        mut answer: F,
-    ) -> Result<T, E>
-    where
-        T: super::call::CallResult,
-        F: FnMut(InputRequests) -> Fut,
-        Fut: Future<Output = Result<InputResponses, E>>,
-        E: From<ClientError>,
-    {
-        let mut guard = CancelOnDrop {
-            client: self,
-            id: Some(task.task_id.clone()),
-        };
-        let (mut delay, mut answered, mut last) = (task.poll(), HashSet::new(), None);
-        loop {
-            let t = self.task(&task.task_id).await?;
-            let seen = (
-                t.task.status,
-                t.task.status_message.clone(),
-                t.input_requests.clone(),
-            );
-            if last.as_ref() != Some(&seen) {
-                self.announce(&t);
-                last = Some(seen);
-            }
-            if t.task.status.is_terminal() {
-                guard.id = None;
-                return Self::ended(t).map_err(E::from);
-            }
-            let mut open = t.input_requests.unwrap_or_default();
-            open.retain(|k, _| !answered.contains(k));
-            if open.is_empty() {
-                tokio::time::sleep(delay).await;
-                delay = (delay * 3 / 2).min(MAX_POLL.max(task.poll()));
-                continue;
-            }
-            let answers = answer(open).await?;
-            answered.extend(answers.keys().cloned());
-            self.update_task(&task.task_id, answers).await?;
-            delay = task.poll();
-        }
-    }
-
-    /// The task's current state (`tasks/get`).
-    pub async fn task(&self, id: &str) -> Result<DetailedTask, ClientError> {
-        let v = self.request("tasks/get", &id_params(id), Some(id)).await?;
-        let r: GetTaskResult = serde_json::from_str(v.get()).map_err(|source| {
-            ClientError::from(ProtocolViolation::Malformed {
-                method: "tasks/get".into(),
-                source,
-            })
-        })?;
-        if r.task.task.task_id != id {
-            return Err(malformed("tasks/get", "the task has another taskId"));
-        }
-        Ok(r.task)
-    }
-
-    /// Answers a task's questions (`tasks/update`).
-    pub async fn update_task(&self, id: &str, answers: InputResponses) -> Result<(), ClientError> {
-        let mut params = id_params(id);
-        params.insert(
-            "inputResponses".into(),
-            serde_json::to_value(answers).expect("answers serialize"),
-        );
-        self.request("tasks/update", &params, Some(id))
-            .await
-            .map(drop)
-    }
-
-    /// Asks the server to cancel a task (`tasks/cancel`; cooperative: the task may still
-    /// complete).
-    pub async fn cancel_task<T>(&self, task: &RunningTask<T>) -> Result<(), ClientError> {
-        self.cancel_task_id(&task.task_id).await
-    }
-
-    async fn cancel_task_id(&self, id: &str) -> Result<(), ClientError> {
+    pub(crate) async fn cancel_task_id(&self, id: &str) -> Result<(), ClientError> {
         self.request("tasks/cancel", &id_params(id), Some(id))
             .await
             .map(drop)
     }
 
     /// A terminal task as the call's result, or the error it ended with.
-    fn ended<T: super::call::CallResult>(t: DetailedTask) -> Result<T, ClientError> {
+    pub(crate) fn ended<T: super::call::CallResult>(t: DetailedTask) -> Result<T, ClientError> {
         match t.task.status {
             TaskStatus::Completed => {
                 let result = t
@@ -206,15 +113,62 @@ impl Client {
     }
 
     /// Hands a status change to the event callback, shaped as `notifications/tasks`.
-    fn announce(&self, t: &DetailedTask) {
+    pub(crate) fn announce(&self, t: &DetailedTask) {
         let msg =
             serde_json::json!({"jsonrpc": "2.0", "method": "notifications/tasks", "params": t});
         self.inner.events.deliver(msg.to_string().as_bytes());
     }
 }
 
-fn id_params(id: &str) -> Map<String, Value> {
+pub(crate) fn id_params(id: &str) -> Map<String, Value> {
     let mut m = Map::new();
     m.insert("taskId".into(), Value::String(id.to_owned()));
     m
+}
+
+/// Follows a task to its end, answering its questions with `answer` (see
+/// [`Client::follow_with`]).
+pub(crate) async fn follow_with<T, F, Fut, E>(
+    client: &Client,
+    task: RunningTask<T>,
+    mut answer: F,
+) -> Result<T, E>
+where
+    T: crate::call::CallResult,
+    F: FnMut(InputRequests) -> Fut,
+    Fut: std::future::Future<Output = Result<InputResponses, E>>,
+    E: From<ClientError>,
+{
+    let mut guard = CancelOnDrop {
+        client,
+        id: Some(task.task_id.clone()),
+    };
+    let (mut delay, mut answered, mut last) = (task.poll(), HashSet::new(), None);
+    loop {
+        let t = client.task(&task.task_id).await?;
+        let seen = (
+            t.task.status,
+            t.task.status_message.clone(),
+            t.input_requests.clone(),
+        );
+        if last.as_ref() != Some(&seen) {
+            client.announce(&t);
+            last = Some(seen);
+        }
+        if t.task.status.is_terminal() {
+            guard.id = None;
+            return Client::ended(t).map_err(E::from);
+        }
+        let mut open = t.input_requests.unwrap_or_default();
+        open.retain(|k, _| !answered.contains(k));
+        if open.is_empty() {
+            tokio::time::sleep(delay).await;
+            delay = (delay * 3 / 2).min(MAX_POLL.max(task.poll()));
+            continue;
+        }
+        let answers = answer(open).await?;
+        answered.extend(answers.keys().cloned());
+        client.update_task(&task.task_id, answers).await?;
+        delay = task.poll();
+    }
 }

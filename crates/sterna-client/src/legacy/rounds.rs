@@ -10,7 +10,7 @@
 //!   all accepted, `resume` waits for their completion and sends the request again.
 
 use super::super::call::{Call, CallResult, Pending, Step};
-use super::super::driver::Client;
+use super::super::client::Client;
 use super::super::error::{ClientError, ProtocolViolation};
 use super::super::link::LegacyLink;
 use super::{Held, Live, MAX_URL_RETRIES, Required, Turn, completion, consent, required};
