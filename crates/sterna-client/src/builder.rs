@@ -175,7 +175,7 @@ impl ClientBuilder {
     }
 
     /// A client over any transport. sterna's own transports ([`StdioTransport`],
-    /// [`StreamTransport`], [`HttpTransport`](super::transport::HttpTransport)) reach
+    /// [`StreamTransport`](super::transport::StreamTransport), [`HttpTransport`](super::transport::HttpTransport)) reach
     /// servers of both eras; any other [`Transport`] speaks 2026-07-28 only.
     pub fn build(self, transport: impl Transport) -> Client {
         let caps = self.capabilities();

@@ -1,6 +1,6 @@
 //! The 2025-11-25 era, server side — a wing around the core: `initialize` opens a session
 //! that follows the negotiated revision; its requests are decoded here once
-//! ([`LegacyRequest`]), the MRTR-capable methods run through the core's calls in a push
+//! (`LegacyRequest`), the MRTR-capable methods run through the core's calls in a push
 //! loop that turns each round's questions into real requests to the client, and every
 //! outcome is rendered as 2025 clients read it. The transports' sides of the era live with
 //! the transports (`http/legacy/`, and the session of a stdio connection).

@@ -13,7 +13,7 @@ use std::time::Duration;
 const LABEL: &[u8] = b"sterna dpop nonce v1";
 
 /// Server-provided nonces for DPoP proofs (RFC 9449 §9), given to
-/// [`Dpop::nonces`](super::Dpop::nonces).
+/// [`DpopBuilder::nonces`](crate::http::auth::DpopBuilder::nonces).
 ///
 /// A proof without the current nonce (or the one before it) is answered `401` with
 /// `WWW-Authenticate: DPoP error="use_dpop_nonce"` and a `DPoP-Nonce` header; a client
