@@ -1,45 +1,144 @@
 #!/usr/bin/env python3
-"""Import cycles between the files of one module directory (default
-crates/sterna/src/server): file a depends on file b when a names `super::b…`
-(or `crate::<dir>::b…`), or on mod.rs when it names `super::Item` directly.
-Prints every cycle (strongly connected component) and exits 1 when there is one."""
+"""Import cycles between the files of each crate (default: the library crates). A file
+depends on another when it names a path into it: `crate::a::b`, `super::b`, `self::b`, a
+`use` of an item that a module file re-exports counting as a use of the file defining it.
+Module declarations (`mod x;`) are not dependencies. Prints every cycle (strongly
+connected component) and exits 1 when there is one.
+Usage: scripts/lib/cycles.py [crate dir …]"""
 import pathlib, re, sys
 
-root = pathlib.Path(sys.argv[1] if len(sys.argv) > 1 else 'crates/sterna/src/server')
-dirname = root.name
-files = {p.stem: p for p in root.glob('*.rs')}
-graph = {name: set() for name in files}
-for name, path in files.items():
-    text = re.sub(r'//[^\n]*', '', path.read_text())
-    for m in re.finditer(rf'(?:\bsuper|\bcrate::{dirname})::(\{{[^}}]*\}}|\w+)', text):
-        targets = re.findall(r'\w+', m.group(1))
-        for t in targets:
-            if t in files and t != name:
-                graph[name].add(t)
-            elif t[:1].isupper() and name != 'mod' and m.group(0).startswith('super'):
-                graph[name].add('mod')
+def modules(src):
+    """Module path (tuple) → file, for every .rs file under src."""
+    out = {}
+    for p in src.rglob('*.rs'):
+        rel = p.relative_to(src).with_suffix('')
+        parts = list(rel.parts)
+        if parts[-1] in ('mod', 'lib', 'main'):
+            parts = parts[:-1]
+        out[tuple(parts)] = p
+    # `#[path = "..."] mod x;` declarations
+    for path, p in list(out.items()):
+        for m in re.finditer(r'#\[path\s*=\s*"([^"]+)"\]\s*(?:pub(?:\([^)]*\))?\s+)?mod\s+(\w+)', p.read_text()):
+            target = (p.parent / m.group(1)).resolve()
+            for k, v in list(out.items()):
+                if v.resolve() == target:
+                    out[path + (m.group(2),)] = v
+    return out
 
-index, low, stack, on, sccs, counter = {}, {}, [], set(), [], [0]
-def strong(v):
-    index[v] = low[v] = counter[0]; counter[0] += 1; stack.append(v); on.add(v)
-    for w in graph[v]:
-        if w not in index:
-            strong(w); low[v] = min(low[v], low[w])
-        elif w in on:
-            low[v] = min(low[v], index[w])
-    if low[v] == index[v]:
-        comp = []
-        while True:
-            w = stack.pop(); on.discard(w); comp.append(w)
-            if w == v: break
-        if len(comp) > 1:
-            sccs.append(sorted(comp))
-sys.setrecursionlimit(10000)
-for v in graph:
-    if v not in index:
-        strong(v)
-if sccs:
-    for c in sccs:
-        print('cycle:', ' ↔ '.join(c))
-    sys.exit(1)
-print(f'no import cycle among the {len(files)} files of {root}')
+def strip(text):
+    text = re.sub(r'//[^\n]*', '', text)
+    text = re.sub(r'"(\\.|[^"\\])*"', '""', text)
+    return text
+
+def reexports(mods):
+    """(module path, name) → module path of the file that defines it, for `pub use` lists."""
+    table = {}
+    for path, p in mods.items():
+        text = strip(p.read_text())
+        for m in re.finditer(r'pub(?:\([^)]*\))?\s+use\s+([^;]+);', text):
+            for full in expand(m.group(1)):
+                name = full.split(' as ')[-1].split('::')[-1].strip()
+                target = resolve(full.split(' as ')[0].strip(), path, mods)
+                if target is not None:
+                    table[(path, name)] = target
+    return table
+
+def expand(tree, prefix=''):
+    tree = tree.strip()
+    m = re.match(r'^(.*?)\{(.*)\}$', tree, re.S)
+    if not m:
+        yield prefix + tree
+        return
+    head, body = m.group(1), m.group(2)
+    depth, cur, parts = 0, '', []
+    for ch in body:
+        if ch == '{': depth += 1
+        if ch == '}': depth -= 1
+        if ch == ',' and depth == 0:
+            parts.append(cur); cur = ''
+        else:
+            cur += ch
+    parts.append(cur)
+    for part in parts:
+        if part.strip():
+            yield from expand(part, prefix + head)
+
+def resolve(path, here, mods, table=None):
+    segs = [s for s in path.split('::') if s]
+    if not segs:
+        return None
+    if segs[0] == 'crate':
+        base, segs = (), segs[1:]
+    elif segs[0] in ('super', 'self'):
+        base = here
+        while segs and segs[0] in ('super', 'self'):
+            base = base[:-1] if segs[0] == 'super' else base
+            segs = segs[1:]
+    else:
+        return None  # another crate, or a name in scope
+    cur = base
+    for i, s in enumerate(segs):
+        if cur + (s,) in mods:
+            cur = cur + (s,)
+            continue
+        if table is not None and (cur, s) in table:
+            return table[(cur, s)]
+        break
+    return cur
+
+def graph_of(src):
+    mods = modules(src)
+    table = reexports(mods)
+    graph = {p: set() for p in mods}
+    for path, p in mods.items():
+        text = strip(p.read_text())
+        text = re.sub(r'(?:pub(?:\([^)]*\))?\s+)?mod\s+\w+\s*;', '', text)
+        refs = []
+        for m in re.finditer(r'\buse\s+([^;]+);', text):
+            refs += list(expand(m.group(1)))
+        refs += re.findall(r'\b(?:crate|super|self)(?:::\w+)+', text)
+        for r in refs:
+            t = resolve(r.split(' as ')[0].strip(), path, mods, table)
+            if t is not None and t != path and t in graph:
+                graph[path].add(t)
+    return mods, graph
+
+def sccs(graph):
+    index, low, stack, on, out, counter = {}, {}, [], set(), [], [0]
+    sys.setrecursionlimit(100000)
+    def strong(v):
+        index[v] = low[v] = counter[0]; counter[0] += 1; stack.append(v); on.add(v)
+        for w in graph[v]:
+            if w not in index:
+                strong(w); low[v] = min(low[v], low[w])
+            elif w in on:
+                low[v] = min(low[v], index[w])
+        if low[v] == index[v]:
+            comp = []
+            while True:
+                w = stack.pop(); on.discard(w); comp.append(w)
+                if w == v: break
+            if len(comp) > 1:
+                out.append(comp)
+    for v in graph:
+        if v not in index:
+            strong(v)
+    return out
+
+def main(dirs):
+    found = 0
+    for d in dirs:
+        src = pathlib.Path(d) / 'src'
+        mods, graph = graph_of(src)
+        for comp in sccs(graph):
+            found += 1
+            names = sorted(str(mods[c].relative_to(src)) for c in comp)
+            print(f'{d}: cycle of {len(comp)} files: ' + ', '.join(names))
+            for c in comp:
+                for w in sorted(graph[c] & set(comp)):
+                    print(f'    {mods[c].relative_to(src)} -> {mods[w].relative_to(src)}')
+    if found:
+        sys.exit(1)
+    print('no import cycle in ' + ', '.join(dirs))
+
+main(sys.argv[1:] or ['crates/sterna-types', 'crates/sterna-net', 'crates/sterna-server', 'crates/sterna-client'])
