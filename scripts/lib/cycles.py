@@ -2,7 +2,7 @@
 """Import cycles between the files of each crate (default: the library crates). A file
 depends on another when it names a path into it: `crate::a::b`, `super::b`, `self::b`, a
 `use` of an item that a module file re-exports counting as a use of the file defining it.
-Module declarations (`mod x;`) are not dependencies. Prints every cycle (strongly
+Module declarations (`mod x;`) and re-exports (`pub use`) are not dependencies. Prints every cycle (strongly
 connected component) and exits 1 when there is one.
 Usage: scripts/lib/cycles.py [crate dir …]"""
 import pathlib, re, sys
@@ -74,6 +74,8 @@ def resolve(path, here, mods, table=None):
         while segs and segs[0] in ('super', 'self'):
             base = base[:-1] if segs[0] == 'super' else base
             segs = segs[1:]
+    elif here + (segs[0],) in mods:
+        base = here  # a child module named without `self::`
     else:
         return None  # another crate, or a name in scope
     cur = base
@@ -93,6 +95,9 @@ def graph_of(src):
     for path, p in mods.items():
         text = strip(p.read_text())
         text = re.sub(r'(?:pub(?:\([^)]*\))?\s+)?mod\s+\w+\s*;', '', text)
+        # A re-export is a door, not a use: whoever names the item through it depends on
+        # the file that defines it (see `reexports`).
+        text = re.sub(r'\bpub(?:\([^)]*\))?\s+use\s+[^;]+;', '', text)
         refs = []
         for m in re.finditer(r'\buse\s+([^;]+);', text):
             refs += list(expand(m.group(1)))

@@ -9,7 +9,7 @@ use serde_json::Value;
 use std::marker::PhantomData;
 use std::time::Duration;
 use sterna_types::mrtr::InputResponses;
-use sterna_types::result::Outcome;
+use sterna_types::mrtr::Outcome;
 
 impl Client {
     pub(crate) fn backoff(&self, consecutive: u32) -> Duration {

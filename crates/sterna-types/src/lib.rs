@@ -12,8 +12,8 @@
 //! | [`error`] | wire errors: [`ErrorObject`](error::ErrorObject) and the MCP error codes (-32020, -32021, -32022 …) |
 //! | [`meta`] | `_meta` objects of requests, results and notifications; [`Implementation`](meta::Implementation) |
 //! | [`capabilities`] | client and server capabilities, per request |
-//! | [`result`] | `resultType` and the [`Outcome`](result::Outcome) union (complete or `input_required`) |
-//! | [`mrtr`] | `InputRequiredResult`, `InputRequest`, `InputResponse` |
+//! | [`result`] | `resultType`, the caching scope, the empty result |
+//! | [`mrtr`] | the [`Outcome`](mrtr::Outcome) union (complete or `input_required`), `InputRequiredResult`, `InputRequest`, `InputResponse` |
 //! | [`elicitation`], [`sampling`], [`roots`] | the three kinds of question a server may ask |
 //! | [`content`] | content blocks (text, image, audio, resource links, embedded resources) |
 //! | [`tools`], [`prompts`], [`resources`], [`completion`] | server features |

@@ -23,7 +23,7 @@ use crate::meta::ResultMeta;
 use crate::result::ResultType;
 use crate::roots::{ListRootsParams, ListRootsResult};
 use crate::sampling::{CreateMessageRequestParams, CreateMessageResult};
-use serde::de::{self, Deserializer};
+use serde::de::{self, DeserializeOwned, Deserializer};
 use serde::ser::{SerializeMap, Serializer};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
@@ -256,5 +256,59 @@ impl InputRequiredResult {
     pub fn with_state(mut self, state: impl Into<String>) -> Self {
         self.request_state = Some(state.into());
         self
+    }
+}
+
+/// The result of `tools/call`, `prompts/get` or `resources/read`: complete, or a request
+/// for more input.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Outcome<T> {
+    /// The final result.
+    Complete(T),
+    /// The server needs input; retry with answers and the state.
+    InputRequired(InputRequiredResult),
+}
+
+impl<T: Serialize> Serialize for Outcome<T> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        match self {
+            Self::Complete(t) => t.serialize(s),
+            Self::InputRequired(r) => r.serialize(s),
+        }
+    }
+}
+
+impl<'de, T: DeserializeOwned> Deserialize<'de> for Outcome<T> {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        // Buffered raw, not as a `Value`: a `Value` sorts object keys, and the order of a
+        // form's fields is the order its author wants them shown in.
+        #[derive(Deserialize)]
+        struct Kind {
+            #[serde(rename = "resultType", default)]
+            result_type: Option<Value>,
+        }
+        let raw = Box::<serde_json::value::RawValue>::deserialize(d)?;
+        let probe: Kind = serde_json::from_str(raw.get()).map_err(de::Error::custom)?;
+        let kind = match probe.result_type {
+            None => ResultType::Complete,
+            Some(Value::String(s)) if s == "complete" => ResultType::Complete,
+            Some(Value::String(s)) if s == "input_required" => ResultType::InputRequired,
+            Some(other) => {
+                return Err(de::Error::custom(format_args!(
+                    "unsupported resultType {other}"
+                )));
+            }
+        };
+        match kind {
+            ResultType::Complete => serde_json::from_str::<T>(raw.get())
+                .map(Outcome::Complete)
+                .map_err(de::Error::custom),
+            ResultType::InputRequired => serde_json::from_str::<InputRequiredResult>(raw.get())
+                .map(Outcome::InputRequired)
+                .map_err(de::Error::custom),
+            ResultType::Task => Err(de::Error::custom(
+                "a task result is read as a CreateTaskResult",
+            )),
+        }
     }
 }

@@ -5,7 +5,8 @@ use crate::content::{Annotations, Icon, ResourceContents};
 use crate::jsonrpc::Method;
 use crate::meta::{RequestMeta, ResultMeta};
 use crate::mrtr::InputResponses;
-use crate::result::{CacheScope, Outcome, ResultType};
+use crate::mrtr::Outcome;
+use crate::result::{CacheScope, ResultType};
 use crate::tools::PaginatedRequestParams;
 use serde::{Deserialize, Serialize};
 

@@ -1,15 +1,13 @@
-//! `resultType` and the [`Outcome`] union.
+//! `resultType`, the caching scope and the empty result.
 //!
 //! Every 2026-07-28 result carries `resultType`. The three methods that may ask the client
 //! for input (`tools/call`, `prompts/get`, `resources/read`) answer either their normal
-//! result (`"complete"`) or an [`InputRequiredResult`] (`"input_required"`). The two are
+//! result (`"complete"`) or an [`InputRequiredResult`](crate::mrtr::InputRequiredResult) (`"input_required"`). The two are
 //! told apart by the **value** of `resultType` only: an absent value means `complete`
 //! (older servers), any other value is an error for the reader.
 
-use crate::mrtr::InputRequiredResult;
-use serde::de::{self, DeserializeOwned, Deserializer};
+use serde::de::{self, Deserializer};
 use serde::{Deserialize, Serialize, Serializer};
-use serde_json::Value;
 use std::fmt;
 
 /// The value of `resultType`.
@@ -18,7 +16,7 @@ pub enum ResultType {
     /// A final result.
     #[default]
     Complete,
-    /// An [`InputRequiredResult`].
+    /// An [`InputRequiredResult`](crate::mrtr::InputRequiredResult).
     InputRequired,
     /// A task handle (`CreateTaskResult` of the `io.modelcontextprotocol/tasks`
     /// extension, see [`crate::tasks`]); only on a `tools/call` that declared it.
@@ -70,60 +68,6 @@ pub enum CacheScope {
     Public,
     /// Must not be shared across authorization contexts.
     Private,
-}
-
-/// The result of `tools/call`, `prompts/get` or `resources/read`: complete, or a request
-/// for more input.
-#[derive(Debug, Clone, PartialEq)]
-pub enum Outcome<T> {
-    /// The final result.
-    Complete(T),
-    /// The server needs input; retry with answers and the state.
-    InputRequired(InputRequiredResult),
-}
-
-impl<T: Serialize> Serialize for Outcome<T> {
-    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        match self {
-            Self::Complete(t) => t.serialize(s),
-            Self::InputRequired(r) => r.serialize(s),
-        }
-    }
-}
-
-impl<'de, T: DeserializeOwned> Deserialize<'de> for Outcome<T> {
-    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        // Buffered raw, not as a `Value`: a `Value` sorts object keys, and the order of a
-        // form's fields is the order its author wants them shown in.
-        #[derive(Deserialize)]
-        struct Kind {
-            #[serde(rename = "resultType", default)]
-            result_type: Option<Value>,
-        }
-        let raw = Box::<serde_json::value::RawValue>::deserialize(d)?;
-        let probe: Kind = serde_json::from_str(raw.get()).map_err(de::Error::custom)?;
-        let kind = match probe.result_type {
-            None => ResultType::Complete,
-            Some(Value::String(s)) if s == "complete" => ResultType::Complete,
-            Some(Value::String(s)) if s == "input_required" => ResultType::InputRequired,
-            Some(other) => {
-                return Err(de::Error::custom(format_args!(
-                    "unsupported resultType {other}"
-                )));
-            }
-        };
-        match kind {
-            ResultType::Complete => serde_json::from_str::<T>(raw.get())
-                .map(Outcome::Complete)
-                .map_err(de::Error::custom),
-            ResultType::InputRequired => serde_json::from_str::<InputRequiredResult>(raw.get())
-                .map(Outcome::InputRequired)
-                .map_err(de::Error::custom),
-            ResultType::Task => Err(de::Error::custom(
-                "a task result is read as a CreateTaskResult",
-            )),
-        }
-    }
 }
 
 /// A result with no content (`{"resultType":"complete"}` plus `_meta`).

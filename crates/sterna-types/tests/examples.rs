@@ -14,6 +14,7 @@ use sterna_types::error::ErrorObject;
 use sterna_types::jsonrpc::{
     JsonRpcErrorResponse, JsonRpcNotification, JsonRpcRequest, JsonRpcResultResponse,
 };
+use sterna_types::mrtr::Outcome;
 use sterna_types::mrtr::{InputRequest, InputRequests, InputRequiredResult, InputResponses};
 use sterna_types::notifications::{
     Cancelled, CancelledNotificationParams, LoggingMessage, LoggingMessageNotificationParams,
@@ -27,7 +28,6 @@ use sterna_types::resources::{
     ListResourceTemplates, ListResourceTemplatesResult, ListResources, ListResourcesResult,
     ReadResource, ReadResourceResult, Resource,
 };
-use sterna_types::result::Outcome;
 use sterna_types::roots::{ListRootsResult, Root};
 use sterna_types::sampling::{
     CreateMessageRequestParams, CreateMessageResult, ModelPreferences, SamplingContentBlock,

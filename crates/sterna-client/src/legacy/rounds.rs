@@ -18,8 +18,8 @@ use serde_json::value::RawValue;
 use std::time::Instant;
 use sterna_types::elicitation::{ElicitAction, ElicitRequestParams};
 use sterna_types::error::ErrorObject;
+use sterna_types::mrtr::Outcome;
 use sterna_types::mrtr::{InputRequest, InputResponse, InputResponses};
-use sterna_types::result::Outcome;
 
 /// A result of a 2025-11-25 server (no `resultType`, or `complete`).
 fn decode<T: CallResult>(method: &str, v: &RawValue) -> Result<T, ClientError> {

@@ -14,9 +14,9 @@ use sterna_types::content::{
     BlobResourceContents, ContentBlock, ResourceContents, TextResourceContents,
 };
 use sterna_types::mrtr::InputRequiredResult;
+use sterna_types::mrtr::Outcome;
 use sterna_types::prompts::{GetPromptResult, PromptMessage};
 use sterna_types::resources::ReadResourceResult;
-use sterna_types::result::Outcome;
 use sterna_types::tools::CallToolResult;
 
 /// An async function of a [`Context`] and typed arguments.

@@ -13,8 +13,8 @@ use sterna::server::{HandlerError, Server};
 use sterna::types::elicitation::{
     ElicitFormParams, ElicitRequestParams, ElicitSchema, FormMode, PrimitiveSchema, StringSchema,
 };
+use sterna::types::mrtr::Outcome;
 use sterna::types::mrtr::{InputRequest, InputRequiredResult, InputResponse};
-use sterna::types::result::Outcome;
 use sterna::types::sampling::CreateMessageRequestParams;
 use sterna::types::tools::CallToolResult;
 

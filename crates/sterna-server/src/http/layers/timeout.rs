@@ -156,13 +156,12 @@ where
             inner: body,
             arrived: watched,
         });
-        let sleep = match self.limit {
-            Some(limit) if !arrived.load(Ordering::Acquire) => Some(tokio::time::sleep(limit)),
-            _ => None,
-        };
         BodyTimeoutFuture {
             inner: self.inner.call(req),
-            sleep,
+            // The clock starts when the request first waits (at once, for a body still on
+            // its way); a request answered on its first poll never needs a timer.
+            limit: self.limit,
+            sleep: None,
             arrived,
         }
     }
@@ -175,6 +174,7 @@ pin_project_lite::pin_project! {
     pub struct BodyTimeoutFuture<F> {
         #[pin]
         inner: F,
+        limit: Option<Duration>,
         #[pin]
         sleep: Option<Sleep>,
         arrived: Arc<AtomicBool>,
@@ -192,6 +192,12 @@ where
         let mut me = self.project();
         if let Poll::Ready(answer) = me.inner.poll(cx) {
             return Poll::Ready(answer);
+        }
+        if me.sleep.is_none()
+            && let Some(limit) = me.limit.take()
+            && !me.arrived.load(Ordering::Acquire)
+        {
+            me.sleep.set(Some(tokio::time::sleep(limit)));
         }
         let expired = me
             .sleep
