@@ -9,6 +9,7 @@
 //! | task records (`io.modelcontextprotocol/tasks`), so any replica polls, updates, cancels and runs any task | [`RedisTaskStore`] | [`TaskStore`](sterna::server::tasks::TaskStore) |
 //! | sealed payloads of stored states (the client carries a reference) | [`RedisStateStore`] | [`StateStore`](sterna::server::state::StateStore) |
 //! | 2025-11-25 session records, so any replica serves any session | [`RedisSessionStore`] | [`SessionStore`](sterna::server::http::SessionStore) |
+//! | the events of 2025-11-25 sessions' streams, so any replica resumes a stream (`Last-Event-ID`) | [`RedisStreamStore`] | [`StreamStore`](sterna::server::http::StreamStore) |
 //! | list and resource changes to every replica's listeners; answers (only to pushes that wait for one), cancellations and session ends to the replica running the request | [`RedisBus`] | [`Changes::forward_with`](sterna::server::Changes::forward_with), [`SessionBus`](sterna::server::http::SessionBus) |
 //!
 //! Each client (its [`QuotaKey`](sterna::server::QuotaKey)) holds a bounded share of the
@@ -42,12 +43,14 @@ mod replay;
 mod sessions;
 mod shares;
 mod states;
+mod streams;
 mod tasks;
 
 pub use bus::RedisBus;
 pub use replay::RedisReplayStore;
 pub use sessions::RedisSessionStore;
 pub use states::RedisStateStore;
+pub use streams::RedisStreamStore;
 pub use tasks::RedisTaskStore;
 
 use redis::aio::{ConnectionManager, ConnectionManagerConfig};
@@ -109,6 +112,11 @@ impl Redis {
     /// The store of stored states' sealed payloads (stored-state mode).
     pub fn state_store(&self) -> RedisStateStore {
         RedisStateStore::new(self.clone())
+    }
+
+    /// The shared event logs of 2025-11-25 sessions' streams (resumable on any replica).
+    pub fn stream_store(&self) -> RedisStreamStore {
+        RedisStreamStore::new(self.clone())
     }
 
     /// The store of 2025-11-25 session records.

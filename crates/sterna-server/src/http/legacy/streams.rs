@@ -52,6 +52,22 @@ pub struct StreamAppend<'a> {
     pub max_events: usize,
 }
 
+impl<'a> StreamAppend<'a> {
+    /// Events of `stream` of `session`, answering `request` (JSON): not ended, kept 60 s,
+    /// in a log of at most 4096 events (set the fields to change them).
+    pub fn new(session: &'a str, stream: u64, request: &'a str, events: &'a [StreamEvent]) -> Self {
+        Self {
+            session,
+            stream,
+            request,
+            events,
+            ended: false,
+            keep: Duration::from_secs(60),
+            max_events: 4096,
+        }
+    }
+}
+
 /// A read of one stream's events.
 #[derive(Debug)]
 #[non_exhaustive]
@@ -67,6 +83,19 @@ pub struct StreamRead<'a> {
     pub position: Option<&'a str>,
     /// At most this many events.
     pub max: usize,
+}
+
+impl<'a> StreamRead<'a> {
+    /// Events of `stream` of `session` after `after`, from `position` on (at most 256).
+    pub fn new(session: &'a str, stream: u64, after: u64, position: Option<&'a str>) -> Self {
+        Self {
+            session,
+            stream,
+            after,
+            position,
+            max: 256,
+        }
+    }
 }
 
 /// What a read found.
