@@ -317,6 +317,7 @@ where
         use futures_util::future::{Either, ready};
         req.extensions_mut().insert(super::PeerAddr(self.peer));
         if req.uri().path() != &*self.path {
+            crate::metrics::refused(crate::metrics::Refusal::NotFound, 404);
             let mut r = http::Response::new(super::body::McpBody::empty());
             *r.status_mut() = http::StatusCode::NOT_FOUND;
             return Either::Left(ready(Ok(r)));

@@ -138,13 +138,17 @@ impl Tasks {
         match taken {
             Some(TakenOver::Rerun(run)) => {
                 tracing::info!(task = short(id), run, "task taken over: its lease lapsed");
+                metrics::counter!(crate::metrics::TAKEOVERS, "outcome" => "rerun").increment(1);
                 super::runner::start_run(server, id.to_owned(), run, principal.clone());
             }
-            Some(TakenOver::Failed) => tracing::warn!(
-                task = short(id),
-                tool = %rec.tool,
-                "task failed: its run was cut short and its tool may not run again"
-            ),
+            Some(TakenOver::Failed) => {
+                tracing::warn!(
+                    task = short(id),
+                    tool = %rec.tool,
+                    "task failed: its run was cut short and its tool may not run again"
+                );
+                metrics::counter!(crate::metrics::TAKEOVERS, "outcome" => "failed").increment(1);
+            }
             None => {}
         }
         Ok(rec)

@@ -127,6 +127,7 @@ pub(crate) fn register(
     let store = options
         .store
         .unwrap_or_else(|| std::sync::Arc::new(MemoryTaskStore::default()));
+    let store = crate::metrics::stores::task(store);
     let mut tasks = Tasks::new(
         store,
         state.keys.clone(),

@@ -32,6 +32,11 @@ pub(crate) fn start_run(server: &Server, id: String, run: u64, principal: Princi
     });
 }
 
+/// Sets the gauge of task runs in this process.
+fn running_gauge(n: usize) {
+    metrics::gauge!(crate::metrics::TASKS_RUNNING).set(n as f64);
+}
+
 /// Runs of tasks, for one server.
 struct Runner<'s> {
     server: &'s Server,
@@ -44,7 +49,11 @@ impl Runner<'_> {
         };
         // Registered before the record is read, so a cancel never falls in between.
         let token = CancellationToken::new();
-        tasks.running().insert(id.clone(), (run, token.clone()));
+        {
+            let mut running = tasks.running();
+            running.insert(id.clone(), (run, token.clone()));
+            running_gauge(running.len());
+        }
         // The run begins only if the record waits for it (its lease then held here).
         let ending = match tasks.begin(&id, run).await {
             Some(held) => {
@@ -60,6 +69,7 @@ impl Runner<'_> {
             if running.get(&id).is_some_and(|(r, _)| *r == run) {
                 running.remove(&id);
             }
+            running_gauge(running.len());
         }
         let Some((rec, ending)) = ending else { return };
         let now = now_ms();

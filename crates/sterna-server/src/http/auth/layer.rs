@@ -7,6 +7,7 @@ use super::challenge::{Challenge, ErrorCode};
 use super::error::AuthError;
 use super::metadata::{MetadataLayer, ResourceMetadata};
 use super::scope::ScopePolicy;
+use crate::metrics::{Refusal as Reason, refused};
 use crate::server::Principal;
 use crate::server::target::Target;
 use futures_util::future::BoxFuture;
@@ -136,17 +137,22 @@ impl AuthLayer {
         let url = self.metadata_url();
         let refuse = |code: ErrorCode, e: &AuthError| {
             tracing::debug!(reason = %e, "credentials refused");
+            refused(Reason::InvalidToken, 401);
             let scope = self.scopes.base();
             Err(self.challenge(Some((code, e.to_string())), scope, url))
         };
         match self.auth.authenticate(headers).await {
             Ok(Some(p)) => Ok(p),
-            Ok(None) if self.required => Err(self.challenge(None, self.scopes.base(), url)),
+            Ok(None) if self.required => {
+                refused(Reason::Unauthenticated, 401);
+                Err(self.challenge(None, self.scopes.base(), url))
+            }
             Ok(None) => Ok(Principal::anonymous()),
             Err(e @ AuthError::InvalidRequest(_)) => refuse(ErrorCode::InvalidRequest, &e),
             Err(e @ AuthError::InvalidToken(_)) => refuse(ErrorCode::InvalidToken, &e),
             Err(e @ AuthError::Unavailable(_)) => {
                 tracing::warn!(error = %e, "authentication unavailable");
+                refused(Reason::AuthUnavailable, 503);
                 Err(Box::new(plain(StatusCode::SERVICE_UNAVAILABLE)))
             }
         }
@@ -159,8 +165,10 @@ impl AuthLayer {
         let url = self.metadata_url();
         if principal.id().is_none() {
             // Anonymous: authenticate first (401), asking for what this request needs.
+            refused(Reason::Unauthenticated, 401);
             return Err(self.challenge(None, required, url));
         }
+        refused(Reason::InsufficientScope, 403);
         tracing::debug!(principal = ?principal.id(), required = ?required, "insufficient scope");
         let error = Some((
             ErrorCode::InsufficientScope,

@@ -55,6 +55,7 @@ impl LegacyHttp {
         let from = if cursor == u64::MAX {
             log.last()
         } else {
+            metrics::counter!(crate::metrics::RESUMES, "from" => "local").increment(1);
             cursor
         };
         sse_response(McpBody::stream(Box::pin(follow(
@@ -84,6 +85,7 @@ impl LegacyHttp {
             return plain(StatusCode::BAD_REQUEST);
         };
         tracing::debug!("a stream resumed from the shared store");
+        metrics::counter!(crate::metrics::RESUMES, "from" => "store").increment(1);
         sse_response(McpBody::stream(Box::pin(remote.follow(after, first))))
     }
 

@@ -151,6 +151,11 @@ impl Live {
     }
 }
 
+/// Sets the gauge of live sessions.
+fn live_sessions(n: usize) {
+    metrics::gauge!(crate::metrics::SESSIONS_LIVE).set(n as f64);
+}
+
 /// Stream ids stay below 2^53 (exact in any JSON number).
 const MAX_STREAM_ID: u64 = (1 << 53) - 1;
 
@@ -216,7 +221,9 @@ impl Lives {
             )
         });
         entry.1 = Instant::now();
-        entry.0.clone()
+        let live = entry.0.clone();
+        live_sessions(map.len());
+        live
     }
 
     /// The live parts of session `id`, if this process holds any.
@@ -226,9 +233,11 @@ impl Lives {
 
     /// Ends and forgets session `id`.
     pub(crate) fn remove(&self, id: &str) {
-        if let Some((live, _)) = lock(&self.map).remove(id) {
+        let mut map = lock(&self.map);
+        if let Some((live, _)) = map.remove(id) {
             live.end();
         }
+        live_sessions(map.len());
     }
 
     /// How many sessions this process holds.
@@ -255,5 +264,6 @@ impl Lives {
             keep
         });
         map.shrink_to_fit();
+        live_sessions(map.len());
     }
 }

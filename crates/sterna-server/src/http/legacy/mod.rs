@@ -150,7 +150,9 @@ pub(crate) struct Found {
 }
 
 impl LegacyHttp {
-    pub(crate) fn new(config: SessionConfig, keep_alive: Duration) -> Self {
+    pub(crate) fn new(mut config: SessionConfig, keep_alive: Duration) -> Self {
+        config.store = crate::metrics::stores::session(config.store);
+        config.streams = config.streams.map(crate::metrics::stores::stream);
         Self {
             lives: Lives::new(config.limits, config.bus.clone()),
             config,

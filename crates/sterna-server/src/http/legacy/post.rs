@@ -13,6 +13,7 @@ use crate::legacy::{Legacy, LegacyRequest, LegacySession, SessionRecord};
 use crate::server::inbound::{Inbound, OwnedRequest};
 use crate::server::quota::limit_error;
 use crate::server::{Notifier, Principal, QuotaKey, RequestEnv, Server};
+use crate::trace::Ending as _;
 use bytes::Bytes;
 use http::{HeaderMap, HeaderValue, Response, StatusCode};
 use serde_json::value::RawValue;
@@ -358,6 +359,7 @@ impl Task {
             live.release(&id);
             return;
         };
+        let counts = server.metrics().of(request.method());
         let work = era.serve(&session, id.clone(), request, env);
         tokio::pin!(work);
         let mut check = tokio::time::interval(window.max(std::time::Duration::from_millis(40)) / 4);
@@ -380,6 +382,7 @@ impl Task {
         while let Ok(n) = rx.try_recv() {
             log.push(&n);
         }
+        counts.ended(answer.as_ref().map(|r| r.ending().0));
         if let Some(save) = save {
             save.after(&session).await;
         }
