@@ -220,7 +220,9 @@ mod tests {
     fn working(lease: Option<Lease>) -> TaskRecord {
         let mut r: TaskRecord = serde_json::from_value(serde_json::json!({
             "audience": "a", "principal": "", "tool": "t", "args": null,
-            "meta": {}, "status": "working", "message": null, "created_ms": 0,
+            "meta": {"io.modelcontextprotocol/protocolVersion": "2026-07-28",
+                     "io.modelcontextprotocol/clientCapabilities": {}},
+            "status": "working", "message": null, "created_ms": 0,
             "updated_ms": 0, "ttl_ms": 1000000, "poll_ms": 500,
             "flow": serde_json::to_value(crate::state::FlowState::default()).unwrap(),
             "outstanding": {}, "fresh": {}, "issued": [], "result": null, "error": null,
