@@ -19,11 +19,13 @@
 //! one of a fixed set. Install the recorder before building the [`Server`](crate::Server):
 //! the per-request handles are registered when it is built.
 
+#[cfg(feature = "http")]
 pub(crate) mod refused;
 pub(crate) mod stores;
 #[cfg(all(test, feature = "http"))]
 mod tests;
 
+#[cfg(feature = "http")]
 pub(crate) use refused::{Refusal, refused};
 
 use metrics::{Counter, Histogram};
