@@ -267,6 +267,19 @@ pub(crate) struct ServeArgs {
     /// with every message.
     #[arg(long, value_name = "NAME", env = "STERNA_REPLICA", requires = "http")]
     pub(crate) replica: Option<String>,
+    /// Serve this replica's metrics at GET /metrics on the same listener (Prometheus text
+    /// format: requests, rounds, state sizes, store latency, bus lag, refusals).
+    #[arg(long, env = "STERNA_METRICS", requires = "http")]
+    pub(crate) metrics: bool,
+    /// How long a running task's lease lasts, in seconds: a task whose replica died is
+    /// taken over by another replica this long after its last renewal.
+    #[arg(
+        long,
+        value_name = "SECONDS",
+        default_value_t = 30.0,
+        env = "STERNA_TASK_LEASE"
+    )]
+    pub(crate) task_lease: f64,
     /// The key prefix in Redis (several fleets on one Redis).
     #[arg(
         long,

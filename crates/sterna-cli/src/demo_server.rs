@@ -12,7 +12,7 @@ use sterna::server::mrtr::Elicitation;
 use sterna::server::mrtr::form;
 use sterna::server::state::ReplayStore;
 use sterna::server::state::StateKeys;
-use sterna::server::tasks::{TaskStore, TaskSupport};
+use sterna::server::tasks::{TaskStore, TaskSupport, TaskTakeover};
 use sterna::server::{Context, Prompt, Resource, ResourceTemplate, ServerBuilder, Tool};
 use sterna::server::{HandlerError, Server};
 use sterna::types::meta::LoggingLevel;
@@ -213,15 +213,39 @@ pub(crate) struct ReindexArgs {
 }
 
 /// A long job without questions: a task for clients that declare the extension (to try
-/// following and cancelling one), a plain call otherwise.
+/// following and cancelling one), a plain call otherwise. Rebuilding an index twice
+/// leaves one index, so a task whose replica died runs again on another replica.
 fn reindex_tool() -> sterna::server::ToolDef {
     Tool::new("reindex")
         .description("Rebuilds the search index; a long task (to try Ctrl-C: tasks/cancel)")
         .task(TaskSupport::Optional)
+        .task_takeover(TaskTakeover::Rerun)
         .handler(|_ctx: Context, a: ReindexArgs| async move {
             let seconds = a.seconds.unwrap_or(10).clamp(1, 600);
             tokio::time::sleep(Duration::from_secs(seconds)).await;
+            tracing::info!(target: "sterna_demo::effects", tool = "reindex", "side effect: the index was rebuilt");
             format!("Reindexed in {seconds} s")
+        })
+}
+
+/// The arguments of `notify_team`.
+#[derive(Debug, Deserialize, JsonSchema)]
+pub(crate) struct NotifyArgs {
+    /// How long it takes before the message goes out, in seconds (1–600, default 10).
+    pub(crate) seconds: Option<u64>,
+}
+
+/// A long job that is not idempotent (a second run would send a second message): a task
+/// whose replica died mid-run fails instead of running twice.
+fn notify_tool() -> sterna::server::ToolDef {
+    Tool::new("notify_team")
+        .description("Sends the team a message after a while; a long task that never runs twice")
+        .task(TaskSupport::Optional)
+        .handler(|_ctx: Context, a: NotifyArgs| async move {
+            let seconds = a.seconds.unwrap_or(10).clamp(1, 600);
+            tokio::time::sleep(Duration::from_secs(seconds)).await;
+            tracing::info!(target: "sterna_demo::effects", tool = "notify_team", "side effect: the team was notified");
+            "Notified the team".to_owned()
         })
 }
 
@@ -282,6 +306,7 @@ pub(crate) fn tools<K>(builder: ServerBuilder<K>) -> ServerBuilder<K> {
         .tool(deploy_tool())
         .tool(archive_tool())
         .tool(reindex_tool())
+        .tool(notify_tool())
         .prompt(
             Prompt::new("greet")
                 .description("A greeting for someone")
@@ -309,11 +334,13 @@ pub(crate) fn tools<K>(builder: ServerBuilder<K>) -> ServerBuilder<K> {
 }
 
 /// The demo server with the given keys, recording consumed single-use states in `replay`
-/// and task records in `tasks` (default: in this process's memory).
+/// and task records in `tasks` (default: in this process's memory), with running tasks'
+/// leases of `lease` (default 30 s).
 pub(crate) fn build(
     keys: StateKeys,
     replay: Option<Arc<dyn ReplayStore>>,
     tasks: Option<Arc<dyn TaskStore>>,
+    lease: Option<Duration>,
 ) -> Server {
     let builder = tools(Server::builder("sterna-demo", env!("CARGO_PKG_VERSION")))
         .state_keys(keys)
@@ -326,6 +353,10 @@ pub(crate) fn build(
     };
     let builder = match tasks {
         Some(store) => builder.task_store(store),
+        None => builder,
+    };
+    let builder = match lease {
+        Some(lease) => builder.task_lease(lease),
         None => builder,
     };
     builder.build().expect("the demo server is valid")

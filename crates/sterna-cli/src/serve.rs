@@ -26,7 +26,7 @@ pub(crate) fn keys_from_env() -> Result<StateKeys, CliError> {
 pub(crate) async fn run(args: ServeArgs) -> Result<(), CliError> {
     let keys = keys_from_env()?;
     let Some(addr) = args.http else {
-        let server = demo_server::build(keys, None, None);
+        let server = demo_server::build(keys, None, None, None);
         return sterna::server::transport::serve_stdio(server)
             .await
             .map_err(|e| CliError::Local(format!("stdio: {e}")));
@@ -34,7 +34,13 @@ pub(crate) async fn run(args: ServeArgs) -> Result<(), CliError> {
     let replica = args.replica.clone().unwrap_or_default();
     let span = tracing::info_span!("serve", replica = %replica);
     async move {
+        // Before the server is built: sterna registers its metrics then.
+        let metrics = metrics_route(args.metrics)?;
         let http = endpoint(&args, keys).await?;
+        let http = match metrics {
+            Some(render) => http.text_route("/metrics", metrics_type(), render),
+            None => http,
+        };
         let listener = tokio::net::TcpListener::bind(addr)
             .await
             .map_err(|e| CliError::Local(format!("bind {addr}: {e}")))?;
@@ -52,10 +58,69 @@ pub(crate) async fn run(args: ServeArgs) -> Result<(), CliError> {
     .await
 }
 
+/// The running tasks' lease asked for.
+fn lease(args: &ServeArgs) -> Result<std::time::Duration, CliError> {
+    std::time::Duration::try_from_secs_f64(args.task_lease)
+        .ok()
+        .filter(|d| *d >= std::time::Duration::from_millis(100))
+        .ok_or_else(|| {
+            let msg = format!("--task-lease {}: at least 0.1 (seconds)", args.task_lease);
+            CliError::Usage(msg)
+        })
+}
+
+/// The Prometheus recorder, installed, and what renders its metrics (with `--metrics`).
+#[cfg(feature = "prometheus")]
+fn metrics_route(
+    on: bool,
+) -> Result<Option<impl Fn() -> String + Send + Sync + 'static>, CliError> {
+    use metrics_exporter_prometheus::{Matcher, PrometheusBuilder};
+    if !on {
+        return Ok(None);
+    }
+    let seconds = [
+        0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5,
+    ];
+    let buckets = |b: PrometheusBuilder, name: &str, values: &[f64]| {
+        b.set_buckets_for_metric(Matcher::Full(name.to_owned()), values)
+    };
+    let m = |e: metrics_exporter_prometheus::BuildError| CliError::Local(format!("metrics: {e}"));
+    let builder = PrometheusBuilder::new();
+    let builder = buckets(builder, sterna::server::metrics::STORE_SECONDS, &seconds).map_err(m)?;
+    let builder = buckets(builder, sterna::server::metrics::BUS_LAG, &seconds).map_err(m)?;
+    let rounds = [1.0, 2.0, 3.0, 4.0, 5.0, 8.0, 10.0];
+    let builder = buckets(builder, sterna::server::metrics::ROUNDS, &rounds).map_err(m)?;
+    let bytes = [256.0, 1024.0, 4096.0, 16384.0, 65536.0, 262_144.0];
+    let builder = buckets(builder, sterna::server::metrics::STATE_BYTES, &bytes).map_err(m)?;
+    let handle = builder.install_recorder().map_err(m)?;
+    sterna::server::metrics::describe();
+    Ok(Some(move || {
+        handle.run_upkeep();
+        handle.render()
+    }))
+}
+
+/// Built without the `prometheus` feature: `--metrics` is refused.
+#[cfg(not(feature = "prometheus"))]
+fn metrics_route(on: bool) -> Result<Option<fn() -> String>, CliError> {
+    if on {
+        return Err(CliError::Usage(
+            "--metrics: this sterna was built without the prometheus feature".to_owned(),
+        ));
+    }
+    Ok(None)
+}
+
+/// The content type of Prometheus's text format.
+fn metrics_type() -> http::HeaderValue {
+    http::HeaderValue::from_static("text/plain; version=0.0.4; charset=utf-8")
+}
+
 /// The HTTP endpoint: alone, or a replica of a fleet on Redis.
 async fn endpoint(args: &ServeArgs, keys: StateKeys) -> Result<HttpServer, CliError> {
+    let lease = Some(lease(args)?);
     let served = match &args.redis {
-        None => HttpServer::new(demo_server::build(keys, None, None)),
+        None => HttpServer::new(demo_server::build(keys, None, None, lease)),
         Some(url) => {
             if keys.is_ephemeral() {
                 tracing::warn!(
@@ -71,10 +136,12 @@ async fn endpoint(args: &ServeArgs, keys: StateKeys) -> Result<HttpServer, CliEr
                 keys,
                 Some(Arc::new(redis.replay_store())),
                 Some(Arc::new(redis.task_store())),
+                lease,
             );
             let bus = sterna_redis::RedisBus::new(&redis);
             let sessions = SessionConfig::new()
                 .store(Arc::new(redis.session_store()))
+                .streams(Arc::new(redis.stream_store()))
                 .bus(bus.clone());
             let service = McpService::new(server.clone(), HttpConfig::new().sessions(sessions));
             // Changes made here reach the fleet; the fleet's changes and the answers

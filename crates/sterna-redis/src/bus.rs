@@ -52,6 +52,9 @@ const PING_EVERY: Duration = Duration::from_secs(10);
 struct Envelope {
     /// The replica that published it (it ignores its own).
     origin: String,
+    /// When it was published (Unix ms; 0 from replicas that predate it): the lag.
+    #[serde(default)]
+    sent_ms: u64,
     #[serde(flatten)]
     body: Body,
 }
@@ -151,6 +154,7 @@ impl RedisBus {
     fn envelope(&self, body: Body) -> Option<String> {
         let envelope = Envelope {
             origin: self.origin.clone(),
+            sent_ms: now_ms(),
             body,
         };
         serde_json::to_string(&envelope).ok()
@@ -234,6 +238,10 @@ impl RedisBus {
         if envelope.origin == self.origin {
             return;
         }
+        if envelope.sent_ms > 0 {
+            let lag = now_ms().saturating_sub(envelope.sent_ms);
+            sterna::server::metrics::bus_lag(Duration::from_millis(lag));
+        }
         match (envelope.body, service) {
             (Body::Change(c), _) => changes.announce_local(c),
             (Body::Session(e), Some(s)) => s.deliver(e),
@@ -299,6 +307,12 @@ impl SessionBus for RedisBus {
     }
 }
 
+fn now_ms() -> u64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX))
+}
+
 fn rand_u64() -> u64 {
     use std::hash::{BuildHasher, Hasher};
     let mut h = std::collections::hash_map::RandomState::new().build_hasher();
@@ -327,6 +341,7 @@ mod tests {
         };
         let json = serde_json::to_string(&Envelope {
             origin: "a".into(),
+            sent_ms: 1,
             body: Body::Session(event),
         })
         .unwrap();

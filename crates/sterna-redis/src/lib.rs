@@ -10,6 +10,7 @@
 //! | sealed payloads of stored states (the client carries a reference) | [`RedisStateStore`] | [`StateStore`](sterna::server::state::StateStore) |
 //! | 2025-11-25 session records, so any replica serves any session | [`RedisSessionStore`] | [`SessionStore`](sterna::server::http::SessionStore) |
 //! | the `jti` of DPoP proofs accepted (RFC 9449), so a proof replayed to another replica is refused | [`RedisProofCache`] | [`ProofReplayCache`](sterna::server::http::auth::ProofReplayCache) |
+//! | the events of 2025-11-25 sessions' streams, so any replica resumes a stream (`Last-Event-ID`) | [`RedisStreamStore`] | [`StreamStore`](sterna::server::http::StreamStore) |
 //! | list and resource changes to every replica's listeners; answers (only to pushes that wait for one), cancellations and session ends to the replica running the request | [`RedisBus`] | [`Changes::forward_with`](sterna::server::Changes::forward_with), [`SessionBus`](sterna::server::http::SessionBus) |
 //!
 //! Each client (its [`QuotaKey`](sterna::server::QuotaKey)) holds a bounded share of the
@@ -44,6 +45,7 @@ mod replay;
 mod sessions;
 mod shares;
 mod states;
+mod streams;
 mod tasks;
 
 pub use bus::RedisBus;
@@ -51,6 +53,7 @@ pub use proofs::RedisProofCache;
 pub use replay::RedisReplayStore;
 pub use sessions::RedisSessionStore;
 pub use states::RedisStateStore;
+pub use streams::RedisStreamStore;
 pub use tasks::RedisTaskStore;
 
 use redis::aio::{ConnectionManager, ConnectionManagerConfig};
@@ -118,6 +121,11 @@ impl Redis {
     /// [`DpopBuilder::replay_cache`](sterna::server::http::auth::DpopBuilder::replay_cache)).
     pub fn proof_cache(&self) -> RedisProofCache {
         RedisProofCache::new(self.clone())
+    }
+
+    /// The shared event logs of 2025-11-25 sessions' streams (resumable on any replica).
+    pub fn stream_store(&self) -> RedisStreamStore {
+        RedisStreamStore::new(self.clone())
     }
 
     /// The store of 2025-11-25 session records.

@@ -20,6 +20,7 @@ mod error;
 pub mod http;
 #[cfg(feature = "legacy")]
 pub mod legacy;
+pub mod metrics;
 pub mod mrtr;
 mod server;
 pub mod state;

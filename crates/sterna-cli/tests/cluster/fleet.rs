@@ -130,9 +130,15 @@ impl Fleet {
         let mut child = Command::new(crate::sterna())
             .args(["serve", "--http", &format!("127.0.0.1:{}", r.port)])
             .args(["--redis", &self.redis_url, "--replica", &r.name])
+            // Metrics at /metrics; tasks whose replica died are taken over after 2 s.
+            .args(["--metrics", "--task-lease", "2"])
             .env("STERNA_STATE_KEYS", keys)
-            // Debug for legacy sessions: answers handed to the fleet are logged.
-            .env("STERNA_LOG", "warn,sterna_server::http::legacy=debug")
+            // Debug for legacy sessions: answers handed to the fleet are logged; the demo
+            // tools' side effects too.
+            .env(
+                "STERNA_LOG",
+                "warn,sterna_server::http::legacy=debug,sterna_demo::effects=info",
+            )
             .stdout(Stdio::piped())
             .stderr(log)
             .spawn()

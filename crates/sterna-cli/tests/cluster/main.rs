@@ -9,6 +9,8 @@ mod fleet;
 mod load;
 mod raw;
 mod scenarios;
+mod streams;
+mod takeover;
 mod transport;
 
 /// The path of the binary under test.

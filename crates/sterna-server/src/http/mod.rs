@@ -36,8 +36,9 @@ pub use body::McpBody;
 pub use config::{DEFAULT_MAX_CONNECTIONS, HttpConfig, OriginPolicy};
 #[cfg(feature = "legacy")]
 pub use legacy::{
-    MemorySessionStore, SessionBus, SessionConfig, SessionError, SessionEvent, SessionLimits,
-    SessionStore,
+    MemorySessionStore, MemoryStreamStore, SessionBus, SessionConfig, SessionError, SessionEvent,
+    SessionLimits, SessionStore, StreamAppend, StreamEvent, StreamPage, StreamRead, StreamStore,
+    StreamStoreError,
 };
 pub use peer::PeerAddr;
 pub use serve::HttpServer;

@@ -34,6 +34,22 @@ pub struct HttpServer {
     path: Arc<str>,
     auth: Option<AuthLayer>,
     headers: Arc<http::HeaderMap>,
+    text: Option<Arc<TextRoute>>,
+}
+
+/// A plain document served on GET next to the endpoint (see [`HttpServer::text_route`]).
+struct TextRoute {
+    path: Arc<str>,
+    content_type: http::HeaderValue,
+    render: Box<dyn Fn() -> String + Send + Sync>,
+}
+
+impl std::fmt::Debug for TextRoute {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("TextRoute")
+            .field("path", &self.path)
+            .finish()
+    }
 }
 
 impl HttpServer {
@@ -46,6 +62,7 @@ impl HttpServer {
             path: Arc::from("/mcp"),
             auth: None,
             headers: Arc::default(),
+            text: None,
         }
     }
 
@@ -91,6 +108,24 @@ impl HttpServer {
     /// The endpoint path (other paths get 404).
     pub fn path(mut self, path: impl Into<Arc<str>>) -> Self {
         self.path = path.into();
+        self
+    }
+
+    /// Also answers `GET path` with what `render` returns, as `content_type`: a
+    /// monitoring document such as Prometheus metrics (`sterna serve --metrics` serves
+    /// its exporter's at `/metrics` this way). It sits behind the same authentication as
+    /// the endpoint, if any; keep it off the public side of a load balancer.
+    pub fn text_route(
+        mut self,
+        path: impl Into<Arc<str>>,
+        content_type: http::HeaderValue,
+        render: impl Fn() -> String + Send + Sync + 'static,
+    ) -> Self {
+        self.text = Some(Arc::new(TextRoute {
+            path: path.into(),
+            content_type,
+            render: Box::new(render),
+        }));
         self
     }
 
@@ -140,6 +175,7 @@ impl HttpServer {
             path: self.path.clone(),
             auth: self.auth.clone(),
             headers: self.headers.clone(),
+            text: self.text.clone(),
             mcp: self.into_service(),
             permits: Arc::new(Semaphore::new(limit)),
             header_timeout,
@@ -168,6 +204,7 @@ struct Accept {
     path: Arc<str>,
     auth: Option<AuthLayer>,
     headers: Arc<http::HeaderMap>,
+    text: Option<Arc<TextRoute>>,
     mcp: McpService,
     /// One per connection served; the others wait in the listener's queue.
     permits: Arc<Semaphore>,
@@ -211,6 +248,7 @@ impl Accept {
             path: self.path.clone(),
             inner: self.mcp.clone(),
             headers: self.headers.clone(),
+            text: self.text.clone(),
             peer,
         };
         let service = TowerToHyperService::new(auth_or_plain(self.auth.as_ref(), routed));
@@ -290,6 +328,7 @@ struct Routed {
     path: Arc<str>,
     inner: McpService,
     headers: Arc<http::HeaderMap>,
+    text: Option<Arc<TextRoute>>,
     /// The connection's peer: its [`PeerAddr`](super::PeerAddr) on every request.
     peer: SocketAddr,
 }
@@ -316,7 +355,20 @@ where
     fn call(&mut self, mut req: http::Request<B>) -> Self::Future {
         use futures_util::future::{Either, ready};
         req.extensions_mut().insert(super::PeerAddr(self.peer));
+        if let Some(text) = self
+            .text
+            .as_ref()
+            .filter(|t| req.method() == http::Method::GET && req.uri().path() == &*t.path)
+        {
+            let mut r = http::Response::new(super::body::McpBody::from(bytes::Bytes::from((text
+                .render)(
+            ))));
+            r.headers_mut()
+                .insert(http::header::CONTENT_TYPE, text.content_type.clone());
+            return Either::Left(ready(Ok(r)));
+        }
         if req.uri().path() != &*self.path {
+            crate::metrics::refused(crate::metrics::Refusal::NotFound, 404);
             let mut r = http::Response::new(super::body::McpBody::empty());
             *r.status_mut() = http::StatusCode::NOT_FOUND;
             return Either::Left(ready(Ok(r)));

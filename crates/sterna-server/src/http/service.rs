@@ -12,6 +12,7 @@ use super::layers::{
     BodyTimeoutService, ContentTypeLayer, ContentTypeService, Deadline, OriginLayer, OriginService,
 };
 use super::respond::{Done, json, plain, rpc_error, sse_response, status_of};
+use crate::metrics::{Refusal, refused};
 use crate::server::inbound::{
     Body as Params, Inbound, classify, classify_envelope, has_modern_claim,
 };
@@ -222,10 +223,14 @@ impl Shared {
         let bytes = match read_body(body).await {
             Ok(b) => b,
             Err(BodyError::TooLarge) => {
+                refused(Refusal::BodyTooLarge, 413);
                 let e = ErrorObject::new(ErrorCode::INVALID_REQUEST, "Request body too large");
                 return rpc_error(StatusCode::PAYLOAD_TOO_LARGE, None, &e);
             }
-            Err(BodyError::Broken) => return plain(StatusCode::BAD_REQUEST),
+            Err(BodyError::Broken) => {
+                refused(Refusal::MalformedBody, 400);
+                return plain(StatusCode::BAD_REQUEST);
+            }
         };
         let incoming = Incoming {
             accepts: Accepts::of(&parts.headers),
@@ -238,6 +243,7 @@ impl Shared {
 
     /// `405` with the methods this endpoint answers.
     fn not_allowed(&self) -> Response<McpBody> {
+        refused(Refusal::MethodNotAllowed, 405);
         let allow = if self.era.is_some() {
             "GET, POST, DELETE"
         } else {
@@ -386,7 +392,10 @@ async fn answer(
     };
     let version = match headers::protocol_version(&incoming.headers) {
         Ok(v) => v,
-        Err(e) => return Done::Refused(StatusCode::BAD_REQUEST, Some(id), e),
+        Err(e) => {
+            refused(Refusal::BadHeaders, 400);
+            return Done::Refused(StatusCode::BAD_REQUEST, Some(id), e);
+        }
     };
     let prepared = match Prepared::read(server, id.clone(), &method, params) {
         Ok(p) => p,
@@ -397,6 +406,7 @@ async fn answer(
     }
     let checked = headers::check_prepared(server, &incoming.headers, version, &prepared);
     if let Err(e) = checked {
+        refused(Refusal::BadHeaders, 400);
         return Done::Response(RpcResponse::early(id, e));
     }
     let handled = AssertUnwindSafe(prepared.run(server, env))

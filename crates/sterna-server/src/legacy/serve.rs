@@ -123,6 +123,24 @@ pub(crate) enum LegacyRequest {
 }
 
 impl LegacyRequest {
+    /// The JSON-RPC method it came as (a label for metrics).
+    pub(crate) fn method(&self) -> &'static str {
+        match self {
+            Self::Call { call, .. } => call.method(),
+            Self::Complete(_) => "completion/complete",
+            Self::Ping => "ping",
+            Self::SetLevel(_) => "logging/setLevel",
+            Self::Subscribe { on: true, .. } => "resources/subscribe",
+            Self::Subscribe { on: false, .. } => "resources/unsubscribe",
+            Self::List { kind, .. } => match kind {
+                ListKind::Tools => "tools/list",
+                ListKind::Prompts => "prompts/list",
+                ListKind::Resources => "resources/list",
+                ListKind::Templates => "resources/templates/list",
+            },
+        }
+    }
+
     #[cfg(feature = "http")]
     /// What the request acts on (the tool, prompt or resource the push loop will run).
     pub(crate) fn target(&self) -> Target<'_> {

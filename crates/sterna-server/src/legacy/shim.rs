@@ -71,6 +71,11 @@ pub(crate) enum LegacyCall {
 }
 
 impl LegacyCall {
+    /// The JSON-RPC method of the call.
+    pub(crate) fn method(&self) -> &'static str {
+        self.as_call().method()
+    }
+
     /// The call as the core runs it.
     fn as_call(&self) -> Call<'_> {
         match self {

@@ -223,14 +223,17 @@ impl ServerBuilder<StateKeys> {
         state.max_len = self.max_state_len;
         state.max_stored_len = self.max_stored_len;
         if let Some((store, when)) = self.store {
-            state.store = Some(store);
+            state.store = Some(crate::metrics::stores::state(store));
             state.store_when = when;
         }
         state.replay = match self.replay {
             Some(r) => Some(r),
-            None if single_use => Some(Arc::new(MemoryReplayStore::default())),
+            None if single_use => {
+                Some(Arc::new(MemoryReplayStore::default()) as Arc<dyn crate::state::ReplayStore>)
+            }
             None => None,
-        };
+        }
+        .map(crate::metrics::stores::replay);
         let info = Arc::new(self.info.clone());
         let mut registry = Registry::default();
         for def in std::mem::take(&mut self.tools) {
@@ -264,6 +267,7 @@ impl ServerBuilder<StateKeys> {
             capabilities,
             wings.versions(),
         );
+        let metrics = crate::metrics::RequestMetrics::new(wings.all_methods());
         Ok(Server::from_parts(Parts {
             info,
             state,
@@ -272,6 +276,7 @@ impl ServerBuilder<StateKeys> {
             cache: self.cache,
             changes: self.changes,
             wings,
+            metrics,
         }))
     }
 }

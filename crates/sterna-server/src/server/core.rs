@@ -100,6 +100,8 @@ pub(crate) struct Parts {
     pub(crate) cache: (Duration, CacheScope),
     pub(crate) changes: Changes,
     pub(crate) wings: Wings,
+    /// The per-request metric handles (registered when the server was built).
+    pub(crate) metrics: crate::metrics::RequestMetrics,
 }
 
 struct Inner {
@@ -275,6 +277,11 @@ impl Server {
     /// The wings around the core.
     pub(crate) fn wings(&self) -> &Wings {
         &self.inner.parts.wings
+    }
+
+    /// The per-request metric handles.
+    pub(crate) fn metrics(&self) -> &crate::metrics::RequestMetrics {
+        &self.inner.parts.metrics
     }
 
     /// Cancelled when subscriptions close (graceful shutdown).

@@ -11,7 +11,8 @@ use super::request::{ListParams, Params, REMOVED};
 use super::response::Response;
 use super::round::FlowParams;
 use super::wing::{Era, WingRequest};
-use crate::trace::{self, RequestSpan};
+use crate::metrics::MethodMetrics;
+use crate::trace::{self, Ending as _, RequestSpan};
 use futures_util::future::{BoxFuture, Either, Ready, ready};
 use serde_json::value::RawValue;
 use std::sync::Arc;
@@ -22,7 +23,45 @@ use sterna_types::meta::RequestMeta;
 
 /// The future of a routed request: answered at once, or a method running (boxed: its
 /// state is large, and only the methods that do work pay for it).
-pub(crate) type Running<'s> = Either<Ready<Option<Response>>, BoxFuture<'s, Option<Response>>>;
+pub(crate) type Running<'s> = Either<Ready<Option<Response>>, Counted<'s>>;
+
+/// A running method, counted when it ends (`sterna_requests_total`; dropped before its
+/// end: `cancelled`).
+pub(crate) struct Counted<'s> {
+    inner: BoxFuture<'s, Option<Response>>,
+    counts: &'s MethodMetrics,
+    done: bool,
+}
+
+impl std::future::Future for Counted<'_> {
+    type Output = Option<Response>;
+
+    fn poll(
+        mut self: std::pin::Pin<&mut Self>,
+        cx: &mut std::task::Context<'_>,
+    ) -> std::task::Poll<Option<Response>> {
+        let r = std::task::ready!(self.inner.as_mut().poll(cx));
+        self.done = true;
+        self.counts.ended(r.as_ref().map(|r| r.ending().0));
+        std::task::Poll::Ready(r)
+    }
+}
+
+impl Drop for Counted<'_> {
+    fn drop(&mut self) {
+        if !self.done {
+            self.counts.ended(None);
+        }
+    }
+}
+
+fn counted<'s>(inner: BoxFuture<'s, Option<Response>>, counts: &'s MethodMetrics) -> Running<'s> {
+    Either::Right(Counted {
+        inner,
+        counts,
+        done: false,
+    })
+}
 
 impl<'a> Prepared<'a> {
     /// Routes the request: the version check, then the method. The future's `None`
@@ -31,19 +70,24 @@ impl<'a> Prepared<'a> {
     where
         'a: 's,
     {
+        let counts = server.metrics().of(self.method);
         let span = trace::request_span(self.method, self.target().name(), &self.meta);
         if span.is_disabled() {
             return match self.route(server, env) {
-                Ok(running) => Either::Right(running),
-                Err(answer) => Either::Left(ready(Some(answer))),
+                Ok(running) => counted(running, counts),
+                Err(answer) => {
+                    counts.ended(Some(answer.ending().0));
+                    Either::Left(ready(Some(answer)))
+                }
             };
         }
         let started = Instant::now();
         env.span = RequestSpan(span.clone());
         match span.in_scope(|| self.route(server, env)) {
-            Ok(running) => Either::Right(Box::pin(trace::traced(span, running))),
+            Ok(running) => counted(Box::pin(trace::traced(span, running)), counts),
             Err(answer) => {
                 trace::record_outcome(&span, Some(&answer), started);
+                counts.ended(Some(answer.ending().0));
                 Either::Left(ready(Some(answer)))
             }
         }

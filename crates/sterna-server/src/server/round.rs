@@ -111,6 +111,8 @@ pub(crate) struct Round<'s, 'a> {
     flow_id: Option<[u8; 16]>,
     /// Whether the flow came back with answers or a state (set when opened).
     retry: bool,
+    /// This round's number (1 for a first request; set when it runs).
+    number: u32,
 }
 
 /// A new flow's id: 128 random bits.
@@ -181,6 +183,7 @@ impl<'s, 'a> Round<'s, 'a> {
             phase: super::context::Phase::Request,
             flow_id: None,
             retry: false,
+            number: 1,
         }
     }
 
@@ -290,6 +293,7 @@ impl<'s, 'a> Round<'s, 'a> {
             &self.env,
         );
         inner.round = prev.as_ref().map_or(1, |p| p.round.saturating_add(1));
+        self.number = inner.round;
         self.env.span.round(inner.round);
         inner.prev_app = prev.and_then(|p| p.app);
         inner.phase = self.phase;
@@ -348,10 +352,18 @@ impl<'s, 'a> Round<'s, 'a> {
                 cache,
             })
         };
+        let ended = || {
+            let counts = self.server.metrics().of(self.subject.method);
+            counts.rounds(self.number);
+        };
         let asked = match produced {
-            Produced::Complete(t) => return complete(t),
+            Produced::Complete(t) => {
+                ended();
+                return complete(t);
+            }
             Produced::Failed(e) if e.is_needs_input() => self.input_required(ctx, None).await,
             Produced::Failed(e) => {
+                ended();
                 return T::from_failure(e).map_or_else(|e| Outcome::Failed(e.into()), complete);
             }
             Produced::InputRequired(raw) => self.input_required(ctx, Some(raw)).await,
@@ -413,6 +425,7 @@ impl<'s, 'a> Round<'s, 'a> {
             .seal_flow(&self.binding(&digest), &owner, next)
             .await;
         let token = sealed.map_err(|e| self.seal_failed(e))?;
+        self.server.metrics().state_issued(token.len());
         let next = Continuation::Sealed(token);
         Ok(Asked { requests, next })
     }

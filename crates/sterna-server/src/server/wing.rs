@@ -236,6 +236,15 @@ impl Wings {
             .map(|w| &**w)
     }
 
+    /// Every method a wing serves, in either era (each once per era).
+    pub(crate) fn all_methods(&self) -> Vec<&'static str> {
+        let eras = [Era::Modern, Era::Legacy];
+        eras.iter()
+            .flat_map(|e| self.list.iter().flat_map(|w| w.methods(*e)))
+            .copied()
+            .collect()
+    }
+
     /// Every revision served: 2026-07-28's, then the wings'.
     pub(crate) fn versions(&self) -> Vec<String> {
         let modern = sterna_types::version::MODERN_VERSIONS.iter();

@@ -1,6 +1,7 @@
 //! Creating a task from a `tools/call`: the plan (and the extension's gate), the record,
 //! run 1, the handle.
 
+use super::lease::Lease;
 use super::record::{TaskRecord, now_ms};
 use super::{TaskSupport, Tasks};
 use crate::server::QuotaKey;
@@ -75,6 +76,7 @@ impl Tasks {
             result: None,
             error: None,
             run: 1,
+            lease: Some(Lease::Pending { since_ms: now }),
         };
         let id = match self.insert(&rec, &QuotaKey::of(principal)).await {
             Ok(id) => id,

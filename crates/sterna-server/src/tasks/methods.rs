@@ -90,7 +90,7 @@ impl WingCall for TaskCall {
             let reply = match self.task.as_deref() {
                 None => Err(ErrorObject::invalid_params("taskId must be a string")),
                 Some(task) => match self.method {
-                    Method::Get => tasks.get(task, &env).await,
+                    Method::Get => tasks.get(server, task, &env).await,
                     Method::Update => tasks.update(server, task, self.answers, &env).await,
                     Method::Cancel => tasks.cancel(task, &env).await,
                 },
@@ -108,8 +108,21 @@ fn principal_of(env: &RequestEnv) -> &str {
 }
 
 impl Tasks {
-    async fn get(&self, task: &str, env: &RequestEnv) -> Result<ExtReply, ErrorObject> {
+    /// `tasks/get`; a `working` task whose lease lapsed is taken over first (its next
+    /// run starts here, or it fails: see `lease.rs`).
+    async fn get(
+        &self,
+        server: &Server,
+        task: &str,
+        env: &RequestEnv,
+    ) -> Result<ExtReply, ErrorObject> {
         let (rec, _) = self.find(task, &self.audience, principal_of(env)).await?;
+        let rec = if rec.lapsed(now_ms(), self.lease_ms()).is_some() {
+            self.take_over_lapsed(server, task, rec, &env.principal)
+                .await?
+        } else {
+            rec
+        };
         let Value::Object(members) =
             serde_json::to_value(rec.detailed(task)).expect("tasks serialize")
         else {

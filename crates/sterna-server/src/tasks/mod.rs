@@ -10,6 +10,7 @@
 //! replica can serve any task.
 
 mod create;
+mod lease;
 mod methods;
 mod ops;
 pub(crate) mod record;
@@ -18,7 +19,7 @@ mod settings;
 mod store;
 mod watch;
 
-pub use settings::TaskSupport;
+pub use settings::{TaskSupport, TaskTakeover};
 pub use store::{MemoryTaskStore, StoredTask, TaskStore, TaskStoreError};
 
 use crate::server::core::{Routes, Server, ToolEntry};
@@ -45,6 +46,8 @@ pub(crate) struct Tasks {
     pub(crate) audience: String,
     pub(crate) ttl: Duration,
     pub(crate) poll: Duration,
+    /// How long a run's lease lasts (renewed every third of it).
+    pub(crate) lease: Duration,
     /// The largest encoded record accepted (answers that would grow it beyond are refused).
     pub(crate) max_record: usize,
     /// How soon a running handler first checks a store that cannot announce changes for
@@ -78,6 +81,7 @@ impl Tasks {
             audience,
             ttl,
             poll,
+            lease: Duration::from_secs(30),
             max_record: 256 * 1024,
             watch: Duration::from_millis(500),
             watch_max: Duration::from_secs(5),
@@ -123,13 +127,16 @@ pub(crate) fn register(
     let store = options
         .store
         .unwrap_or_else(|| std::sync::Arc::new(MemoryTaskStore::default()));
-    wings.add(Tasks::new(
+    let store = crate::metrics::stores::task(store);
+    let mut tasks = Tasks::new(
         store,
         state.keys.clone(),
         info.name.clone(),
         options.ttl,
         options.poll,
-    ));
+    );
+    tasks.lease = options.lease;
+    wings.add(tasks);
 }
 
 impl Wing for Tasks {

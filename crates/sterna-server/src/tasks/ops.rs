@@ -10,7 +10,7 @@ use std::time::Duration;
 use sterna_types::error::{ErrorCode, ErrorObject};
 
 /// How many times a change is retried when other writers keep winning.
-const ATTEMPTS: usize = 64;
+pub(crate) const ATTEMPTS: usize = 64;
 /// How long a record stays readable after its TTL (so late pollers still see it).
 const GRACE: Duration = Duration::from_secs(60);
 

@@ -2,6 +2,7 @@
 //! again on any replica (the same re-run model as a `requestState`, stored instead of
 //! sealed). The transitions are pure functions here; `ops.rs` applies them atomically.
 
+use super::lease::Lease;
 use crate::state::FlowState;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
@@ -48,6 +49,10 @@ pub(crate) struct TaskRecord {
     pub(crate) error: Option<ErrorObject>,
     /// The run that may write the outcome; bumped each time a run is started.
     pub(crate) run: u64,
+    /// Who may run the task while it is `working` (`None` otherwise, and in records
+    /// written before leases: those are never taken over).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub(crate) lease: Option<Lease>,
 }
 
 /// How a run ended.
@@ -96,6 +101,7 @@ impl TaskRecord {
         self.status = TaskStatus::Working;
         self.message = None;
         self.run += 1;
+        self.lease = Some(Lease::Pending { since_ms: now_ms });
         Some(true)
     }
 
@@ -109,6 +115,7 @@ impl TaskRecord {
         self.outstanding.clear();
         self.fresh.clear();
         self.updated_ms = now_ms;
+        self.lease = None;
         true
     }
 
@@ -119,6 +126,7 @@ impl TaskRecord {
             return false;
         }
         self.updated_ms = now_ms;
+        self.lease = None;
         match ending {
             Ending::Completed(result) => {
                 self.status = TaskStatus::Completed;

@@ -18,8 +18,8 @@ use std::sync::Arc;
 use sterna_types::error::ErrorObject;
 use sterna_types::jsonrpc::RequestId;
 use sterna_types::mrtr::InputRequiredResult;
-use sterna_types::tasks::TaskStatus;
 use sterna_types::tools::CallToolResult;
+use tokio::time::Instant;
 use tokio_util::sync::CancellationToken;
 
 /// Starts run `run` of task `id` in the background.
@@ -30,6 +30,11 @@ pub(crate) fn start_run(server: &Server, id: String, run: u64, principal: Princi
             .run_task(id, run, principal)
             .await
     });
+}
+
+/// Sets the gauge of task runs in this process.
+fn running_gauge(n: usize) {
+    metrics::gauge!(crate::metrics::TASKS_RUNNING).set(n as f64);
 }
 
 /// Runs of tasks, for one server.
@@ -44,19 +49,27 @@ impl Runner<'_> {
         };
         // Registered before the record is read, so a cancel never falls in between.
         let token = CancellationToken::new();
-        tasks.running().insert(id.clone(), (run, token.clone()));
-        let ending = match tasks.load_any(&id).await {
-            Ok(Some((rec, version))) if rec.run == run && rec.status == TaskStatus::Working => self
-                .run_handler(tasks, &id, (&rec, version), principal, &token)
-                .await
-                .map(|e| (rec, e)),
-            _ => None,
+        {
+            let mut running = tasks.running();
+            running.insert(id.clone(), (run, token.clone()));
+            running_gauge(running.len());
+        }
+        // The run begins only if the record waits for it (its lease then held here).
+        let ending = match tasks.begin(&id, run).await {
+            Some(held) => {
+                let rec = held.0.clone();
+                self.run_handler(tasks, &id, held, principal, &token)
+                    .await
+                    .map(|e| (rec, e))
+            }
+            None => None,
         };
         {
             let mut running = tasks.running();
             if running.get(&id).is_some_and(|(r, _)| *r == run) {
                 running.remove(&id);
             }
+            running_gauge(running.len());
         }
         let Some((rec, ending)) = ending else { return };
         let now = now_ms();
@@ -78,13 +91,14 @@ impl Runner<'_> {
         }
     }
 
-    /// Runs the handler once (`rec` at store version `version`). `None` when the run was
-    /// stopped (cancelled here or on another replica).
+    /// Runs the handler once (`rec` at store version `version`, its lease taken at
+    /// `since`), holding the lease meanwhile. `None` when the run was stopped (cancelled
+    /// here or on another replica, taken over, or its lease lost).
     async fn run_handler(
         &self,
         tasks: &Tasks,
         id: &str,
-        (rec, version): (&TaskRecord, u64),
+        (rec, version, since): (TaskRecord, u64, Instant),
         principal: Principal,
         token: &CancellationToken,
     ) -> Option<Ending> {
@@ -128,15 +142,16 @@ impl Runner<'_> {
             Ok(f) => f,
             Err(e) => return Some(Ending::Failed(e)),
         };
+        let (run, flow_id) = (rec.run, rec.flow.flow_id);
         let produced = tokio::select! {
             r = guarded(fut, token) => r?,
-            () = tasks.watch_run(id, rec.run, version) => {
+            () = tasks.hold(id, run, rec, version, since) => {
                 token.cancel();
                 return None;
             }
         };
         match produced {
-            Ok(p) => Some(self.ending(&ctx, p, rec.flow.flow_id)),
+            Ok(p) => Some(self.ending(&ctx, p, flow_id)),
             Err(()) => Some(Ending::Failed(ErrorObject::internal("Internal error"))),
         }
     }

@@ -26,12 +26,33 @@ pub enum TaskSupport {
     Required,
 }
 
+/// What another replica does with a task whose run was cut short — its replica died
+/// (or lost the task store) mid-run, so its lease lapsed (see [`Tool::task_takeover`]).
+///
+/// A task that had not begun running is always run again, whatever this says: no
+/// handler code ran.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[non_exhaustive]
+pub enum TaskTakeover {
+    /// The task fails (the default): the handler may have done part of its work (sent a
+    /// mail, charged a card) without the record showing it, and running it again could
+    /// do that twice. The task's error says so.
+    #[default]
+    Fail,
+    /// The handler runs again from the task's stored answers, on the replica that took
+    /// the task over. Declare it only for a handler that is idempotent: running it
+    /// again after a run that stopped at any point has the effect of one run (it
+    /// rebuilds, upserts, or checks what was done before doing it).
+    Rerun,
+}
+
 /// How tasks are kept (see [`ServerBuilder::task_store`]).
 #[derive(Clone)]
 pub(super) struct TaskOptions {
     pub(super) store: Option<Arc<dyn TaskStore>>,
     pub(super) ttl: Duration,
     pub(super) poll: Duration,
+    pub(super) lease: Duration,
 }
 
 impl Default for TaskOptions {
@@ -40,6 +61,7 @@ impl Default for TaskOptions {
             store: None,
             ttl: Duration::from_secs(300),
             poll: Duration::from_millis(500),
+            lease: Duration::from_secs(30),
         }
     }
 }
@@ -55,6 +77,27 @@ impl Tool {
     /// its body runs in the task.
     pub fn task(mut self, support: TaskSupport) -> Self {
         self.settings.insert(support);
+        self
+    }
+
+    /// What happens to a task of this tool when the replica running it dies mid-run
+    /// (default [`TaskTakeover::Fail`]). Exactly one replica runs a task at any moment:
+    /// the run holds a lease in the task store, renewed while it runs (see
+    /// [`ServerBuilder::task_lease`]); once it lapses, the next `tasks/get` on any
+    /// replica takes the task over.
+    ///
+    /// ```
+    /// # use sterna_server::{Context, NoArgs, Tool};
+    /// # use sterna_server::tasks::{TaskSupport, TaskTakeover};
+    /// let reindex = Tool::new("reindex")
+    ///     .task(TaskSupport::Required)
+    ///     // Rebuilding an index twice leaves one index: safe to run again.
+    ///     .task_takeover(TaskTakeover::Rerun)
+    ///     .handler(|_: Context, _: NoArgs| async { "Reindexed" });
+    /// # let _ = reindex;
+    /// ```
+    pub fn task_takeover(mut self, takeover: TaskTakeover) -> Self {
+        self.settings.insert(takeover);
         self
     }
 }
@@ -73,6 +116,18 @@ impl<K> ServerBuilder<K> {
     pub fn task_ttl(mut self, ttl: Duration) -> Self {
         let ttl = ttl.max(Duration::from_millis(1));
         self.settings.update::<TaskOptions>(|o| o.ttl = ttl);
+        self
+    }
+
+    /// How long a running task's lease lasts (default 30 s; renewed every third of it
+    /// while the handler runs). A replica that cannot renew stops the handler before the
+    /// lease ends (a sixth of it early, room for clocks that disagree); once it has
+    /// ended, the next `tasks/get` takes the task over (see [`Tool::task_takeover`]). So
+    /// a task whose replica died completes within the lease plus one poll, plus its own
+    /// run time. Give every replica the same value.
+    pub fn task_lease(mut self, lease: Duration) -> Self {
+        let lease = lease.max(Duration::from_millis(30));
+        self.settings.update::<TaskOptions>(|o| o.lease = lease);
         self
     }
 

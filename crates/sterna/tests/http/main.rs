@@ -28,6 +28,7 @@ mod oidc;
 mod protected;
 mod quotas;
 mod scopes;
+mod shared_streams;
 mod streams;
 #[cfg(feature = "tls")]
 mod tls;

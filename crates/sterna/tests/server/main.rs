@@ -15,4 +15,5 @@ mod quotas;
 mod state_security;
 mod stored_state;
 mod tasks;
+mod tasks_takeover;
 mod tasks_waiting;

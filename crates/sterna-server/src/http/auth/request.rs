@@ -8,6 +8,7 @@ use super::credentials::{Presented, TokenScheme};
 use super::error::{AuthError, ProofRejection, TokenRejection};
 use super::layer::{AuthLayer, Refusal};
 use super::proof_cache::ProofCacheError;
+use crate::metrics::{Refusal as Reason, refused};
 use crate::server::Principal;
 use http::header::RETRY_AFTER;
 use http::{HeaderMap, HeaderValue, Method, StatusCode};
@@ -48,7 +49,10 @@ impl AuthLayer {
         let judged = self.judge(method, presented).await;
         match judged.map_err(|e| self.refuse(scheme, &e))? {
             Some(found) => Ok(found),
-            None if self.required => Err(self.challenge(None, None, self.scopes.base())),
+            None if self.required => {
+                refused(Reason::Unauthenticated, 401);
+                Err(self.challenge(None, None, self.scopes.base()))
+            }
             None => Ok(Authenticated {
                 principal: Principal::anonymous(),
                 scheme: None,
@@ -176,6 +180,7 @@ impl AuthLayer {
             AuthError::InvalidRequest(_) => (ErrorCode::InvalidRequest, scheme),
             AuthError::InvalidToken(_) => (ErrorCode::InvalidToken, scheme),
             AuthError::InvalidProof(ProofRejection::NonceRequired) => {
+                refused(Reason::InvalidToken, 401);
                 let mut r = self.challenge(
                     Some((ErrorCode::UseDpopNonce, e.to_string())),
                     Some(TokenScheme::Dpop),
@@ -188,6 +193,7 @@ impl AuthLayer {
             }
             AuthError::InvalidProof(_) => (ErrorCode::InvalidDpopProof, Some(TokenScheme::Dpop)),
             AuthError::ProofCache(ProofCacheError::QuotaExceeded { .. }) => {
+                refused(Reason::QuotaExceeded, 429);
                 let mut r = Box::new(plain(StatusCode::TOO_MANY_REQUESTS));
                 r.headers_mut()
                     .insert(RETRY_AFTER, HeaderValue::from(self.proof_window()));
@@ -195,9 +201,11 @@ impl AuthLayer {
             }
             AuthError::ProofCache(_) | AuthError::Unavailable(_) => {
                 tracing::warn!(error = %e, "authentication unavailable");
+                refused(Reason::AuthUnavailable, 503);
                 return Box::new(plain(StatusCode::SERVICE_UNAVAILABLE));
             }
         };
+        refused(Reason::InvalidToken, 401);
         self.challenge(Some((code, e.to_string())), on, scope)
     }
 
@@ -230,8 +238,10 @@ impl AuthLayer {
         }
         if principal.id().is_none() {
             // Anonymous: authenticate first (401), asking for what this request needs.
+            refused(Reason::Unauthenticated, 401);
             return Err(self.challenge(None, None, required));
         }
+        refused(Reason::InsufficientScope, 403);
         tracing::debug!(principal = ?principal.id(), required = ?required, "insufficient scope");
         let error = Some((
             ErrorCode::InsufficientScope,

@@ -2,6 +2,7 @@
 //! it accepts with [`Accepts::of`] (the usual header is one string comparison).
 
 use super::{Checked, refuse};
+use crate::metrics::Refusal;
 use bytes::Bytes;
 use futures_util::future::Either;
 use http::header::ACCEPT;
@@ -97,6 +98,7 @@ where
         let accepts = Accepts::of(req.headers());
         if req.method() == Method::POST && !accepts.json && !accepts.sse {
             return refuse(
+                Refusal::Accept,
                 StatusCode::NOT_ACCEPTABLE,
                 "Accept must list application/json and text/event-stream",
             );

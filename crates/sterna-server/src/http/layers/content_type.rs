@@ -2,6 +2,7 @@
 //! pass: they have no body to read.
 
 use super::{Checked, refuse};
+use crate::metrics::Refusal;
 use bytes::Bytes;
 use futures_util::future::Either;
 use http::header::CONTENT_TYPE;
@@ -52,6 +53,7 @@ where
             Either::Right(self.inner.call(req))
         } else {
             refuse(
+                Refusal::ContentType,
                 StatusCode::UNSUPPORTED_MEDIA_TYPE,
                 "Content-Type must be application/json",
             )

@@ -3,6 +3,7 @@
 //! [`Limited`] body whose read fails with `LengthLimitError`).
 
 use super::{Checked, refuse};
+use crate::metrics::Refusal;
 use bytes::Bytes;
 use futures_util::future::Either;
 use http::{Request, Response, StatusCode};
@@ -59,7 +60,11 @@ where
 
     fn call(&mut self, req: Request<B>) -> Self::Future {
         if req.body().size_hint().lower() > self.max as u64 {
-            return refuse(StatusCode::PAYLOAD_TOO_LARGE, &too_large(self.max));
+            return refuse(
+                Refusal::BodyTooLarge,
+                StatusCode::PAYLOAD_TOO_LARGE,
+                &too_large(self.max),
+            );
         }
         let max = self.max;
         Either::Right(self.inner.call(req.map(|b| Limited::new(b, max))))

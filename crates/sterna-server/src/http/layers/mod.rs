@@ -29,6 +29,7 @@ pub use timeout::{
     TimeoutService,
 };
 
+use crate::metrics::Refusal;
 use bytes::Bytes;
 use futures_util::future::{Either, Ready, ready};
 use http::header::CONTENT_TYPE;
@@ -41,8 +42,14 @@ use sterna_types::jsonrpc::ErrorResponseRef;
 /// variant keeps every request's future small), or the inner service's future.
 pub(crate) type Checked<F, B, E> = Either<Pin<Box<Ready<Result<Response<B>, E>>>>, F>;
 
-/// A JSON-RPC error response without an id.
-pub(crate) fn refusal<B: From<Bytes>>(status: StatusCode, message: &str) -> Response<B> {
+/// A JSON-RPC error response without an id, refusing a request for `reason` (recorded:
+/// a span and a counter).
+pub(crate) fn refusal<B: From<Bytes>>(
+    reason: Refusal,
+    status: StatusCode,
+    message: &str,
+) -> Response<B> {
+    crate::metrics::refused(reason, status.as_u16());
     let error = ErrorObject::new(ErrorCode::INVALID_REQUEST, message);
     let bytes = serde_json::to_vec(&ErrorResponseRef {
         id: None,
@@ -57,6 +64,10 @@ pub(crate) fn refusal<B: From<Bytes>>(status: StatusCode, message: &str) -> Resp
 }
 
 /// The refusal as the layer's future.
-pub(crate) fn refuse<F, B: From<Bytes>, E>(status: StatusCode, message: &str) -> Checked<F, B, E> {
-    Either::Left(Box::pin(ready(Ok(refusal(status, message)))))
+pub(crate) fn refuse<F, B: From<Bytes>, E>(
+    reason: Refusal,
+    status: StatusCode,
+    message: &str,
+) -> Checked<F, B, E> {
+    Either::Left(Box::pin(ready(Ok(refusal(reason, status, message)))))
 }

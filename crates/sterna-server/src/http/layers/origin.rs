@@ -3,6 +3,7 @@
 
 use super::{Checked, refuse};
 use crate::http::config::OriginPolicy;
+use crate::metrics::Refusal;
 use bytes::Bytes;
 use futures_util::future::Either;
 use http::header::{HOST, ORIGIN};
@@ -62,7 +63,11 @@ where
         if allowed(&self.policy, req.headers()) {
             Either::Right(self.inner.call(req))
         } else {
-            refuse(StatusCode::FORBIDDEN, "Forbidden: origin not allowed")
+            refuse(
+                Refusal::Origin,
+                StatusCode::FORBIDDEN,
+                "Forbidden: origin not allowed",
+            )
         }
     }
 }

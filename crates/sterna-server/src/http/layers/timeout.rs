@@ -5,6 +5,7 @@
 //! so a client that sends headers and stalls cannot hold a connection and a task.
 
 use super::refusal;
+use crate::metrics::Refusal;
 use bytes::Bytes;
 use futures_util::FutureExt;
 use futures_util::future::{Either, Map};
@@ -69,7 +70,13 @@ type Bounded<F, R, E> = Map<
 fn timed_out<R: From<Bytes>, E>(
     r: Result<Result<Response<R>, E>, tokio::time::error::Elapsed>,
 ) -> Result<Response<R>, E> {
-    r.unwrap_or_else(|_| Ok(refusal(StatusCode::GATEWAY_TIMEOUT, "Request timed out")))
+    r.unwrap_or_else(|_| {
+        Ok(refusal(
+            Refusal::Timeout,
+            StatusCode::GATEWAY_TIMEOUT,
+            "Request timed out",
+        ))
+    })
 }
 
 impl<S, B, R> Service<Request<B>> for TimeoutService<S>
@@ -217,6 +224,7 @@ where
 /// The 408 of a body that did not arrive in time; the connection is not reused.
 fn body_timed_out<R: From<Bytes>>() -> Response<R> {
     let mut r = refusal(
+        Refusal::BodyTimeout,
         StatusCode::REQUEST_TIMEOUT,
         "Request body not received in time",
     );

@@ -3,6 +3,7 @@
 
 use super::live::Live;
 use super::log::{StreamLog, follow, parse_event_id};
+use super::remote::Remote;
 use super::{Found, LegacyHttp, SessionEvent};
 use crate::http::body::McpBody;
 use crate::http::layers::Accepts;
@@ -43,7 +44,7 @@ impl LegacyHttp {
         let (log, cursor) = match resume {
             Some(Ok((stream, seq))) => match found.live.stream(stream) {
                 Some(log) => (log, seq),
-                None => return plain(StatusCode::BAD_REQUEST),
+                None => return self.resume_shared(&found, stream, seq).await,
             },
             Some(Err(())) => return plain(StatusCode::BAD_REQUEST),
             None => match self.standalone(server, &found) {
@@ -54,6 +55,7 @@ impl LegacyHttp {
         let from = if cursor == u64::MAX {
             log.last()
         } else {
+            metrics::counter!(crate::metrics::RESUMES, "from" => "local").increment(1);
             cursor
         };
         sse_response(McpBody::stream(Box::pin(follow(
@@ -65,6 +67,28 @@ impl LegacyHttp {
         ))))
     }
 
+    /// A stream this replica does not hold, resumed from the shared store (`400` when
+    /// there is none, or it does not know the stream).
+    async fn resume_shared(&self, found: &Found, stream: u64, after: u64) -> Response<McpBody> {
+        let Some(store) = self.config.streams.clone().filter(|_| stream != 0) else {
+            return plain(StatusCode::BAD_REQUEST);
+        };
+        let remote = Remote {
+            store,
+            session: found.id.clone(),
+            stream,
+            window: self.config.resume_window,
+            keep_alive: self.keep_alive,
+            ended: found.live.ended.clone(),
+        };
+        let Some(first) = remote.first(after).await else {
+            return plain(StatusCode::BAD_REQUEST);
+        };
+        tracing::debug!("a stream resumed from the shared store");
+        metrics::counter!(crate::metrics::RESUMES, "from" => "store").increment(1);
+        sse_response(McpBody::stream(Box::pin(remote.follow(after, first))))
+    }
+
     /// The session's stream of unrelated messages; `None` when a client already reads it.
     fn standalone(&self, server: &Server, found: &Found) -> Option<Arc<StreamLog>> {
         let live = &found.live;
@@ -72,7 +96,7 @@ impl LegacyHttp {
         if let Some(log) = slot.as_ref() {
             return (log.readers() == 0).then(|| log.clone());
         }
-        let log = StreamLog::new(0);
+        let log = StreamLog::new(0, self.config.limits.max_replay_events);
         *slot = Some(log.clone());
         tokio::spawn(forward_changes(
             server.clone(),

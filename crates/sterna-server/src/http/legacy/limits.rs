@@ -42,6 +42,12 @@ pub struct SessionLimits {
     /// such POSTs are answered `429` until the budget refills. Answers to questions that
     /// wait are relayed without being charged (each at most once).
     pub publish_rate: u32,
+    /// How many events of a session's streams are kept for resumption with
+    /// `Last-Event-ID` (default 4096): per stream in the memory of the replica running
+    /// the request, and for the whole session in a shared
+    /// [`StreamStore`](super::StreamStore) (older events are dropped first; a client that
+    /// resumes after them misses them).
+    pub max_replay_events: usize,
 }
 
 impl Default for SessionLimits {
@@ -55,6 +61,7 @@ impl Default for SessionLimits {
             max_pending_pushes: 32,
             max_published: 1024 * 1024,
             publish_rate: 16,
+            max_replay_events: 4096,
         }
     }
 }

@@ -33,7 +33,11 @@ pub(crate) enum Busy {
 pub(crate) struct Live {
     pub(crate) pushes: Arc<Pushes>,
     streams: Mutex<HashMap<u64, Arc<StreamLog>>>,
+    /// The last stream id: from a random start, so that the streams several replicas
+    /// open for one session never share an id (event ids name them in a shared log).
     next_stream: AtomicU64,
+    /// How many events each stream keeps for replay.
+    keep: usize,
     in_flight: Mutex<HashMap<RequestId, CancellationToken>>,
     max_in_flight: usize,
     /// What the session may still publish to the fleet (token bucket).
@@ -54,7 +58,8 @@ impl Live {
         Self {
             pushes,
             streams: Mutex::default(),
-            next_stream: AtomicU64::new(0),
+            next_stream: AtomicU64::new(random_start()),
+            keep: limits.max_replay_events,
             in_flight: Mutex::default(),
             max_in_flight: limits.max_in_flight.max(1),
             publish: Mutex::new((f64::from(limits.publish_rate), Instant::now())),
@@ -80,11 +85,12 @@ impl Live {
         bucket.0 = (bucket.0 - 1.0).max(0.0);
     }
 
-    /// A new stream for a request (ids start at 1; 0 is the standalone stream). Streams
-    /// that ended more than `window` ago are forgotten.
+    /// A new stream for a request (never 0, the standalone stream's id). Streams that
+    /// ended more than `window` ago are forgotten.
     pub(crate) fn new_stream(&self, window: Duration) -> Arc<StreamLog> {
-        let id = self.next_stream.fetch_add(1, Ordering::Relaxed) + 1;
-        let log = StreamLog::new(id);
+        let id = (self.next_stream.fetch_add(1, Ordering::Relaxed) + 1) & MAX_STREAM_ID;
+        let id = id.max(1);
+        let log = StreamLog::new(id, self.keep);
         let mut streams = lock(&self.streams);
         streams.retain(|_, l| !l.expired(window));
         streams.insert(id, log.clone());
@@ -145,6 +151,21 @@ impl Live {
     }
 }
 
+/// Sets the gauge of live sessions.
+fn live_sessions(n: usize) {
+    metrics::gauge!(crate::metrics::SESSIONS_LIVE).set(n as f64);
+}
+
+/// Stream ids stay below 2^53 (exact in any JSON number).
+const MAX_STREAM_ID: u64 = (1 << 53) - 1;
+
+/// A random first stream id (one draw per session and process).
+fn random_start() -> u64 {
+    let mut b = [0u8; 8];
+    crate::state::fill_random(&mut b);
+    u64::from_le_bytes(b) & (MAX_STREAM_ID >> 1)
+}
+
 /// Tells the fleet's bus which pushes of a session wait for answers.
 #[derive(Debug)]
 struct BusWatch {
@@ -200,7 +221,9 @@ impl Lives {
             )
         });
         entry.1 = Instant::now();
-        entry.0.clone()
+        let live = entry.0.clone();
+        live_sessions(map.len());
+        live
     }
 
     /// The live parts of session `id`, if this process holds any.
@@ -210,9 +233,11 @@ impl Lives {
 
     /// Ends and forgets session `id`.
     pub(crate) fn remove(&self, id: &str) {
-        if let Some((live, _)) = lock(&self.map).remove(id) {
+        let mut map = lock(&self.map);
+        if let Some((live, _)) = map.remove(id) {
             live.end();
         }
+        live_sessions(map.len());
     }
 
     /// How many sessions this process holds.
@@ -239,5 +264,6 @@ impl Lives {
             keep
         });
         map.shrink_to_fit();
+        live_sessions(map.len());
     }
 }

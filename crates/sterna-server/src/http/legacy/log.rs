@@ -2,6 +2,7 @@
 //! resume a stream with `Last-Event-ID`, so the messages of a legacy request go into a
 //! log (bounded) that any number of readers follow in turn.
 
+use super::streams::StreamEvent;
 use bytes::Bytes;
 use futures_util::Stream;
 use std::collections::VecDeque;
@@ -10,10 +11,9 @@ use std::time::Duration;
 use tokio::sync::Notify;
 use tokio_util::sync::CancellationToken;
 
-/// The most events a stream keeps for replay; older ones are dropped.
-const KEEP: usize = 4096;
-
 struct State {
+    /// The most events kept for replay; older ones are dropped.
+    keep: usize,
     /// Raw messages (JSON-RPC; empty for none) with their position.
     events: VecDeque<(u64, Bytes)>,
     next: u64,
@@ -52,7 +52,8 @@ pub(crate) fn parse_event_id(id: &str) -> Option<(u64, u64)> {
     Some((stream.parse().ok()?, seq.parse().ok()?))
 }
 
-fn sse(stream: u64, seq: u64, data: &[u8]) -> Bytes {
+/// An SSE event with its id.
+pub(crate) fn sse(stream: u64, seq: u64, data: &[u8]) -> Bytes {
     let mut out = Vec::with_capacity(data.len() + 32);
     out.extend_from_slice(b"id: ");
     out.extend_from_slice(event_id(stream, seq).as_bytes());
@@ -63,10 +64,12 @@ fn sse(stream: u64, seq: u64, data: &[u8]) -> Bytes {
 }
 
 impl StreamLog {
-    pub(crate) fn new(id: u64) -> Arc<Self> {
+    /// A stream keeping at most `keep` events for replay.
+    pub(crate) fn new(id: u64, keep: usize) -> Arc<Self> {
         Arc::new(Self {
             id,
             state: Mutex::new(State {
+                keep: keep.max(1),
                 events: VecDeque::new(),
                 next: 1,
                 done: false,
@@ -97,7 +100,7 @@ impl StreamLog {
         let seq = s.next;
         s.next += 1;
         s.events.push_back((seq, Bytes::copy_from_slice(data)));
-        if s.events.len() > KEEP {
+        if s.events.len() > s.keep {
             s.events.pop_front();
         }
         drop(s);
@@ -162,6 +165,38 @@ impl StreamLog {
                 _ = self.cut.cancelled() => {}
             }
         }
+    }
+
+    /// The events after `cursor` (raw), and whether the stream has ended with them;
+    /// waits up to `wait` for one when there are none yet.
+    pub(crate) async fn batch_after(
+        &self,
+        cursor: u64,
+        wait: Duration,
+    ) -> (Vec<StreamEvent>, bool) {
+        let changed = self.changed.notified();
+        tokio::pin!(changed);
+        changed.as_mut().enable();
+        let taken = self.take_after(cursor);
+        if !taken.0.is_empty() || taken.1 {
+            return taken;
+        }
+        let _ = tokio::time::timeout(wait, changed).await;
+        self.take_after(cursor)
+    }
+
+    fn take_after(&self, cursor: u64) -> (Vec<StreamEvent>, bool) {
+        let s = self.lock();
+        let events = s
+            .events
+            .iter()
+            .filter(|(seq, _)| *seq > cursor)
+            .map(|(seq, data)| StreamEvent {
+                seq: *seq,
+                data: data.clone(),
+            })
+            .collect();
+        (events, s.done)
     }
 
     fn after(&self, cursor: u64) -> Result<Option<(u64, Bytes)>, ()> {
@@ -253,7 +288,7 @@ mod tests {
 
     #[tokio::test]
     async fn readers_replay_then_follow_until_the_end() {
-        let log = StreamLog::new(3);
+        let log = StreamLog::new(3, 4096);
         log.push(b"{\"a\":1}");
         let mut first = Box::pin(follow(log.clone(), 0, None, Duration::from_secs(60), None));
         assert_eq!(first.next().await.unwrap(), "id: 3-1\ndata: {\"a\":1}\n\n");

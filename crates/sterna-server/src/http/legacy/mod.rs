@@ -13,13 +13,20 @@ mod get;
 mod limits;
 mod live;
 mod log;
+mod mirror;
 mod post;
 mod relay;
+mod remote;
 mod store;
+mod streams;
 
 pub use bus::{SessionBus, SessionEvent};
 pub use limits::SessionLimits;
 pub use store::{MemorySessionStore, SessionError, SessionStore};
+pub use streams::{
+    MemoryStreamStore, StreamAppend, StreamEvent, StreamPage, StreamRead, StreamStore,
+    StreamStoreError,
+};
 
 use super::body::McpBody;
 use super::caller::Caller;
@@ -46,6 +53,7 @@ pub(crate) const SESSION_ID: &str = "mcp-session-id";
 pub struct SessionConfig {
     pub(crate) store: Arc<dyn SessionStore>,
     pub(crate) bus: Option<Arc<dyn SessionBus>>,
+    pub(crate) streams: Option<Arc<dyn StreamStore>>,
     pub(crate) idle: Duration,
     pub(crate) resume_window: Duration,
     pub(crate) retry: Duration,
@@ -57,6 +65,7 @@ impl Default for SessionConfig {
         Self {
             store: Arc::new(MemorySessionStore::default()),
             bus: None,
+            streams: None,
             idle: Duration::from_secs(30 * 60),
             resume_window: Duration::from_secs(60),
             retry: Duration::from_secs(3),
@@ -90,6 +99,16 @@ impl SessionConfig {
     /// Without it, route legacy traffic sticky by `Mcp-Session-Id`.
     pub fn bus(mut self, bus: Arc<dyn SessionBus>) -> Self {
         self.bus = Some(bus);
+        self
+    }
+
+    /// Where the events of sessions' streams are shared, so that a client whose stream
+    /// broke resumes it with `Last-Event-ID` on any replica (a Redis stream per session
+    /// with `sterna-redis`). Without it (the default) the events stay in the memory of
+    /// the replica running the request, and only it can resume the stream (another one
+    /// answers `400`): route `GET`s that carry `Last-Event-ID` sticky then.
+    pub fn streams(mut self, store: Arc<dyn StreamStore>) -> Self {
+        self.streams = Some(store);
         self
     }
 
@@ -131,7 +150,9 @@ pub(crate) struct Found {
 }
 
 impl LegacyHttp {
-    pub(crate) fn new(config: SessionConfig, keep_alive: Duration) -> Self {
+    pub(crate) fn new(mut config: SessionConfig, keep_alive: Duration) -> Self {
+        config.store = crate::metrics::stores::session(config.store);
+        config.streams = config.streams.map(crate::metrics::stores::stream);
         Self {
             lives: Lives::new(config.limits, config.bus.clone()),
             config,

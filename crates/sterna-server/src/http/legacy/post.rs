@@ -4,7 +4,8 @@
 
 use super::live::{Busy, Live};
 use super::log::{StreamLog, event_id, follow};
-use super::{Found, LegacyHttp, SESSION_ID, SessionStore, refused};
+use super::mirror::Mirror;
+use super::{Found, LegacyHttp, SESSION_ID, SessionStore, StreamStore, refused};
 use crate::http::body::McpBody;
 use crate::http::caller::Caller;
 use crate::http::respond::{json, plain, rpc_error, sse_response};
@@ -12,6 +13,7 @@ use crate::legacy::{Legacy, LegacyRequest, LegacySession, SessionRecord};
 use crate::server::inbound::{Inbound, OwnedRequest};
 use crate::server::quota::limit_error;
 use crate::server::{Notifier, Principal, QuotaKey, RequestEnv, Server};
+use crate::trace::Ending as _;
 use bytes::Bytes;
 use http::{HeaderMap, HeaderValue, Response, StatusCode};
 use serde_json::value::RawValue;
@@ -227,6 +229,7 @@ impl LegacyHttp {
             }
         };
         let log = live.new_stream(self.config.resume_window);
+        let shared = self.shared(save.as_ref(), &request.0);
         let (notifier, rx) = Notifier::channel(64);
         let env = RequestEnv::new()
             .principal(principal)
@@ -240,16 +243,35 @@ impl LegacyHttp {
             log: log.clone(),
             window: self.config.resume_window,
             save,
+            read_elsewhere: shared
+                .as_ref()
+                .map(|m| (m.store.clone(), m.session.clone())),
         };
         tokio::spawn(task.run(request, env, rx, cancel));
         if let Some(only) = log.first().await {
             live.forget_stream(log.id);
             return json(StatusCode::OK, only.to_vec());
         }
+        if let Some(mirror) = shared {
+            // Shared before the client sees an event id, so any replica can resume it.
+            mirror.start(log.clone()).await;
+        }
         let lead = self.priming(log.id);
         let cut = Some(log.cut());
         let body = McpBody::stream(Box::pin(follow(log, 0, Some(lead), self.keep_alive, cut)));
         sse_response(body)
+    }
+
+    /// Where a session's stream is shared for resumption elsewhere, if anywhere.
+    fn shared(&self, save: Option<&Save>, request: &RequestId) -> Option<Mirror> {
+        let store = self.config.streams.clone()?;
+        Some(Mirror {
+            store,
+            session: save?.id.clone(),
+            request: serde_json::to_string(request).ok()?,
+            keep: self.config.resume_window,
+            max_events: self.config.limits.max_replay_events,
+        })
     }
 
     /// The first event of a stream: its id and the reconnection delay, no data.
@@ -301,6 +323,21 @@ struct Task {
     log: Arc<StreamLog>,
     window: std::time::Duration,
     save: Option<Save>,
+    /// The shared store and session, where a client may read the stream on another
+    /// replica.
+    read_elsewhere: Option<(Arc<dyn StreamStore>, String)>,
+}
+
+/// Whether a client reads `stream` on another replica.
+async fn read_elsewhere(shared: Option<&(Arc<dyn StreamStore>, String)>, stream: u64) -> bool {
+    let Some((store, session)) = shared else {
+        return false;
+    };
+    store.is_read(session, stream).await.unwrap_or_else(|e| {
+        tracing::warn!(error = %e, "the stream store failed");
+        // Unknown: the client is not taken for gone while the store is away.
+        true
+    })
 }
 
 impl Task {
@@ -318,11 +355,13 @@ impl Task {
             log,
             window,
             save,
+            read_elsewhere: shared,
         } = self;
         let Some(era) = Legacy::of(&server) else {
             live.release(&id);
             return;
         };
+        let counts = server.metrics().of(request.method());
         let work = era.serve(&session, id.clone(), request, env);
         tokio::pin!(work);
         let mut check = tokio::time::interval(window.max(std::time::Duration::from_millis(40)) / 4);
@@ -332,8 +371,11 @@ impl Task {
                 r = &mut work => break r,
                 Some(n) = rx.recv() => log.push(&n),
                 _ = check.tick() => {
-                    // Nobody came back for the stream: the client is gone.
-                    if log.unread_for().is_some_and(|d| d >= window) {
+                    // Nobody came back for the stream, here or elsewhere: the client
+                    // is gone.
+                    if log.unread_for().is_some_and(|d| d >= window)
+                        && !read_elsewhere(shared.as_ref(), log.id).await
+                    {
                         cancel.cancel();
                     }
                 }
@@ -342,6 +384,7 @@ impl Task {
         while let Ok(n) = rx.try_recv() {
             log.push(&n);
         }
+        counts.ended(answer.as_ref().map(|r| r.ending().0));
         if let Some(save) = save {
             save.after(&session).await;
         }
