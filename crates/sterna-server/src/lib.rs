@@ -8,7 +8,7 @@
 //! the root; asking the client in [`mrtr`]; `requestState` protection in [`state`]; the
 //! stdio transport in [`transport`]; Streamable HTTP and the resource server in `http`
 //! (feature `http`); tracing in [`trace`]; the wings' own items in `legacy` (feature
-//! `legacy`) and `tasks` (feature `tasks`).
+//! `legacy`), `tasks` (feature `tasks`) and `skills` (feature `skills`).
 
 #[cfg(feature = "fuzzing")]
 #[doc(hidden)]
@@ -22,6 +22,8 @@ pub mod http;
 pub mod legacy;
 pub mod mrtr;
 mod server;
+#[cfg(feature = "skills")]
+pub mod skills;
 pub mod state;
 #[cfg(feature = "tasks")]
 pub mod tasks;
