@@ -83,6 +83,9 @@ fn safe_segment(s: &str) -> bool {
 #[derive(Debug, Clone, PartialEq, Eq)]
 #[non_exhaustive]
 pub enum EntryProblem {
+    /// The entry does not have the shape of a skill (a member missing or of the wrong
+    /// type, `resources` neither an array nor `"dynamic"`).
+    Malformed(String),
     /// `uri` is not `<scheme>://<skill-path>/SKILL.md` with clean segments.
     BadUri(String),
     /// A required frontmatter field is missing, not a string, or empty.
@@ -132,6 +135,7 @@ pub enum EntryProblem {
 impl fmt::Display for EntryProblem {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
+            Self::Malformed(why) => write!(f, "not a skill entry: {why}"),
             Self::BadUri(u) => write!(
                 f,
                 "{u:?} is not a SKILL.md URI (<scheme>://<skill-path>/SKILL.md)"
