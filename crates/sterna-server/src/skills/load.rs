@@ -20,8 +20,13 @@ struct Found {
     meta: Metadata,
 }
 
-/// Loads every skill under `root`, spending at most `budget` bytes in all.
-pub(crate) fn load_dir(root: &Path, budget: &mut u64) -> Result<Vec<Built>, SkillsError> {
+/// Loads every skill under `root`, spending at most `budget` bytes in all (of the
+/// catalog's `max_bytes`, named when a file breaks it).
+pub(crate) fn load_dir(
+    root: &Path,
+    budget: &mut u64,
+    max_bytes: u64,
+) -> Result<Vec<Built>, SkillsError> {
     let meta = std::fs::metadata(root).map_err(|e| SkillsError::new(root, K::Io(e)))?;
     if !meta.is_dir() {
         return Err(SkillsError::new(root, K::NotRegular));
@@ -43,7 +48,13 @@ pub(crate) fn load_dir(root: &Path, budget: &mut u64) -> Result<Vec<Built>, Skil
         if dir.is_empty() {
             return Err(SkillsError::new(root.join(SKILL_MD), K::RootSkill));
         }
-        out.push(load_skill(root, &dir, &files, &mut read, budget)?);
+        out.push(load_skill(
+            root,
+            &dir,
+            &files,
+            &mut read,
+            (budget, max_bytes),
+        )?);
     }
     Ok(out)
 }
@@ -92,7 +103,7 @@ fn load_skill(
     dir: &str,
     files: &[Found],
     read: &mut HashMap<String, Arc<[u8]>>,
-    budget: &mut u64,
+    (budget, max_bytes): (&mut u64, u64),
 ) -> Result<Built, SkillsError> {
     let prefix = format!("{dir}/");
     let mut mine: Vec<(&str, &Found)> = files
@@ -124,8 +135,12 @@ fn load_skill(
             }
             Some(b) => b.clone(),
             None => {
-                let cap = left.min(*budget);
-                let b: Arc<[u8]> = read_file(&f.path, &f.meta, cap, left)?.into();
+                let (cap, limit) = if *budget < left {
+                    (*budget, max_bytes)
+                } else {
+                    (left, MAX_TOTAL_SIZE)
+                };
+                let b: Arc<[u8]> = read_file(&f.path, &f.meta, cap, limit)?.into();
                 *budget -= b.len() as u64;
                 read.insert(f.rel.clone(), b.clone());
                 b
@@ -143,24 +158,12 @@ fn load_skill(
     })
 }
 
-/// Reads a file found by the walk: at most `cap` bytes (`skill_left` names the limit a
-/// larger file breaks), never through a link, never a special file, and refused if it
-/// changed while it was read.
-fn read_file(
-    path: &Path,
-    seen: &Metadata,
-    cap: u64,
-    skill_left: u64,
-) -> Result<Vec<u8>, SkillsError> {
+/// Reads a file found by the walk: at most `cap` bytes (a larger file breaks `limit`),
+/// never through a link, never a special file, and refused if it changed while it was
+/// read.
+fn read_file(path: &Path, seen: &Metadata, cap: u64, limit: u64) -> Result<Vec<u8>, SkillsError> {
     let err = |kind| SkillsError::new(path, kind);
-    let too_large = || {
-        let max = if cap < skill_left {
-            cap
-        } else {
-            MAX_TOTAL_SIZE
-        };
-        err(K::TooLarge { max })
-    };
+    let too_large = || err(K::TooLarge { max: limit });
     let file = open(path).map_err(|e| err(K::Io(e)))?;
     let before = file.metadata().map_err(|e| err(K::Io(e)))?;
     if !before.is_file() {
@@ -214,4 +217,55 @@ fn same_file(a: &Metadata, b: &Metadata) -> bool {
 #[cfg(not(unix))]
 fn same_file(a: &Metadata, b: &Metadata) -> bool {
     a.len() == b.len() && a.modified().ok() == b.modified().ok()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn temp(tag: &str) -> PathBuf {
+        let p = std::env::temp_dir().join(format!("sterna-load-{tag}-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&p);
+        std::fs::create_dir_all(&p).unwrap();
+        p
+    }
+
+    #[test]
+    fn a_file_gone_after_the_walk_is_named_as_unreadable() {
+        let dir = temp("gone");
+        let f = dir.join("a.md");
+        std::fs::write(&f, "x").unwrap();
+        let seen = std::fs::symlink_metadata(&f).unwrap();
+        std::fs::remove_file(&f).unwrap();
+        let e = read_file(&f, &seen, 100, 100).unwrap_err();
+        assert!(
+            matches!(&e.kind, K::Io(io) if io.kind() == std::io::ErrorKind::NotFound),
+            "{e}"
+        );
+        assert_eq!(e.path, f);
+        let _ = std::fs::remove_dir_all(dir);
+    }
+
+    #[test]
+    fn a_file_replaced_or_grown_after_the_walk_is_refused() {
+        let dir = temp("changed");
+        let f = dir.join("a.md");
+        std::fs::write(&f, "before").unwrap();
+        let seen = std::fs::symlink_metadata(&f).unwrap();
+        // Replaced by another file (a new inode) between the walk and the read.
+        std::fs::remove_file(&f).unwrap();
+        std::fs::write(dir.join("other"), "placeholder").unwrap();
+        std::fs::write(&f, "after, and longer").unwrap();
+        let e = read_file(&f, &seen, 100, 100).unwrap_err();
+        assert!(matches!(e.kind, K::Changed), "{e}");
+        // Larger than the cap once opened: refused without reading past it.
+        let seen = std::fs::symlink_metadata(&f).unwrap();
+        let e = read_file(&f, &seen, 4, 4).unwrap_err();
+        assert!(matches!(e.kind, K::TooLarge { max: 4 }), "{e}");
+        assert_eq!(
+            read_file(&f, &seen, 100, 100).unwrap(),
+            b"after, and longer"
+        );
+        let _ = std::fs::remove_dir_all(dir);
+    }
 }

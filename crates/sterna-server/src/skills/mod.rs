@@ -142,7 +142,7 @@ impl SkillsBuilder {
         let mut budget = self.max_bytes;
         let mut built = Vec::new();
         for dir in &self.dirs {
-            built.extend(load::load_dir(dir, &mut budget)?);
+            built.extend(load::load_dir(dir, &mut budget, self.max_bytes)?);
         }
         for def in &self.defs {
             built.push(def.clone().build()?);
