@@ -314,6 +314,7 @@ pub(crate) fn build(
     keys: StateKeys,
     replay: Option<Arc<dyn ReplayStore>>,
     tasks: Option<Arc<dyn TaskStore>>,
+    skills: Option<sterna::server::skills::Skills>,
 ) -> Server {
     let builder = tools(Server::builder("sterna-demo", env!("CARGO_PKG_VERSION")))
         .state_keys(keys)
@@ -326,6 +327,10 @@ pub(crate) fn build(
     };
     let builder = match tasks {
         Some(store) => builder.task_store(store),
+        None => builder,
+    };
+    let builder = match skills {
+        Some(skills) => builder.skills(skills),
         None => builder,
     };
     builder.build().expect("the demo server is valid")

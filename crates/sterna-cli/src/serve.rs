@@ -7,6 +7,7 @@ use crate::exit::CliError;
 use std::io::Write;
 use std::sync::Arc;
 use sterna::server::http::{HttpConfig, HttpServer, McpService, SessionConfig};
+use sterna::server::skills::Skills;
 use sterna::server::state::StateKeys;
 use tracing::Instrument;
 
@@ -25,8 +26,9 @@ pub(crate) fn keys_from_env() -> Result<StateKeys, CliError> {
 /// Runs the demo server until end of input (stdio) or Ctrl-C / SIGTERM (HTTP).
 pub(crate) async fn run(args: ServeArgs) -> Result<(), CliError> {
     let keys = keys_from_env()?;
+    let skills = skills(&args)?;
     let Some(addr) = args.http else {
-        let server = demo_server::build(keys, None, None);
+        let server = demo_server::build(keys, None, None, skills);
         return sterna::server::transport::serve_stdio(server)
             .await
             .map_err(|e| CliError::Local(format!("stdio: {e}")));
@@ -34,7 +36,7 @@ pub(crate) async fn run(args: ServeArgs) -> Result<(), CliError> {
     let replica = args.replica.clone().unwrap_or_default();
     let span = tracing::info_span!("serve", replica = %replica);
     async move {
-        let http = endpoint(&args, keys).await?;
+        let http = endpoint(&args, keys, skills).await?;
         let listener = tokio::net::TcpListener::bind(addr)
             .await
             .map_err(|e| CliError::Local(format!("bind {addr}: {e}")))?;
@@ -53,9 +55,13 @@ pub(crate) async fn run(args: ServeArgs) -> Result<(), CliError> {
 }
 
 /// The HTTP endpoint: alone, or a replica of a fleet on Redis.
-async fn endpoint(args: &ServeArgs, keys: StateKeys) -> Result<HttpServer, CliError> {
+async fn endpoint(
+    args: &ServeArgs,
+    keys: StateKeys,
+    skills: Option<Skills>,
+) -> Result<HttpServer, CliError> {
     let served = match &args.redis {
-        None => HttpServer::new(demo_server::build(keys, None, None)),
+        None => HttpServer::new(demo_server::build(keys, None, None, skills)),
         Some(url) => {
             if keys.is_ephemeral() {
                 tracing::warn!(
@@ -71,6 +77,7 @@ async fn endpoint(args: &ServeArgs, keys: StateKeys) -> Result<HttpServer, CliEr
                 keys,
                 Some(Arc::new(redis.replay_store())),
                 Some(Arc::new(redis.task_store())),
+                skills,
             );
             let bus = sterna_redis::RedisBus::new(&redis);
             let sessions = SessionConfig::new()
@@ -110,4 +117,30 @@ async fn shutdown() {
         _ = tokio::signal::ctrl_c() => {}
         () = term => {}
     }
+}
+
+/// The skills folder of `--skills`, loaded (an error names the file at fault); on Unix,
+/// SIGHUP re-reads it.
+fn skills(args: &ServeArgs) -> Result<Option<Skills>, CliError> {
+    let Some(dir) = &args.skills else {
+        return Ok(None);
+    };
+    let skills = Skills::from_dir(dir).map_err(|e| CliError::Local(format!("--skills: {e}")))?;
+    #[cfg(unix)]
+    {
+        let again = skills.clone();
+        let mut hup = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::hangup())
+            .map_err(|e| CliError::Local(format!("SIGHUP: {e}")))?;
+        tokio::spawn(async move {
+            while hup.recv().await.is_some() {
+                match again.reload().await {
+                    Ok(changed) => tracing::info!(changed, "skills reloaded on SIGHUP"),
+                    Err(e) => tracing::error!(
+                        "skills reload failed (still serving the previous ones): {e}"
+                    ),
+                }
+            }
+        });
+    }
+    Ok(Some(skills))
 }
