@@ -12,6 +12,8 @@
 //! ([`digest()`]).
 
 #[cfg(feature = "skills")]
+mod core_schema;
+#[cfg(feature = "skills")]
 mod digest;
 #[cfg(feature = "skills")]
 pub mod frontmatter;
