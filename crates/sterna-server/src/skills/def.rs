@@ -5,7 +5,7 @@
 use super::error::{SkillsError, SkillsErrorKind};
 use futures_util::future::BoxFuture;
 use std::future::Future;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use sterna_types::JsonObject;
 use sterna_types::skills::frontmatter::{self, Limits};
@@ -145,9 +145,9 @@ pub(crate) fn check_file_segment(s: &str) -> Result<(), String> {
 pub(crate) fn check_skill(
     path: &str,
     skill_md: &[u8],
-    at: &PathBuf,
+    at: &Path,
 ) -> Result<JsonObject, SkillsError> {
-    let err = |kind| SkillsError::new(at.clone(), kind);
+    let err = |kind| SkillsError::new(at, kind);
     let segments: Vec<&str> = path.split('/').collect();
     for s in &segments[..segments.len() - 1] {
         check_prefix_segment(s).map_err(|why| err(SkillsErrorKind::BadName(why)))?;
