@@ -210,7 +210,14 @@ impl Skills {
         let me = self.clone();
         match tokio::task::spawn_blocking(move || me.reload_blocking()).await {
             Ok(r) => r,
-            Err(e) => std::panic::resume_unwind(e.into_panic()),
+            Err(e) => match e.try_into_panic() {
+                Ok(panic) => std::panic::resume_unwind(panic),
+                // The runtime is shutting down: nothing was swapped.
+                Err(_) => Err(SkillsError::new(
+                    self.inner.config.dirs.first().cloned().unwrap_or_default(),
+                    SkillsErrorKind::Io(std::io::Error::other("the reload was cancelled")),
+                )),
+            },
         }
     }
 }
