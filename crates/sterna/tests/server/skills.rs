@@ -384,3 +384,66 @@ async fn dynamic_skills_are_marked_and_generated_at_read_time() {
         "{dir}"
     );
 }
+
+#[tokio::test]
+async fn a_reload_reaches_2026_listeners_too() {
+    let d = two_skills("wire-listen");
+    let skills = Skills::from_dir(d.path()).unwrap();
+    let mut w = Wire::new(&serve(&skills));
+    let listen_id = json!(900);
+    w.send(&json!({"jsonrpc": "2.0", "id": listen_id, "method": "subscriptions/listen",
+                   "params": {"notifications": {"resourcesListChanged": true}, "_meta": meta(json!({}))}}))
+        .await;
+    let ack = w.recv().await;
+    assert_eq!(
+        ack["method"], "notifications/subscriptions/acknowledged",
+        "{ack}"
+    );
+    d.write(
+        "code-review/SKILL.md",
+        super::skills_dir::skill_md("code-review", "Review diffs"),
+    );
+    assert!(skills.reload().await.unwrap());
+    let change = w.recv().await;
+    assert_eq!(
+        change["method"], "notifications/resources/list_changed",
+        "{change}"
+    );
+    assert_eq!(
+        change["params"]["_meta"]["io.modelcontextprotocol/subscriptionId"],
+        listen_id
+    );
+}
+
+#[tokio::test]
+async fn replicas_loading_the_same_folder_accept_each_others_cursors() {
+    let d = two_skills("wire-replicas");
+    let load = || Skills::builder().dir(d.path()).page_size(1).load().unwrap();
+    let (a, b) = (serve(&load()), serve(&load()));
+    let (mut wa, mut wb) = (Wire::new(&a), Wire::new(&b));
+    let first = wa.request("skills/list", params(json!({}))).await;
+    let cursor = first["result"]["nextCursor"].clone();
+    let second = wb
+        .request("skills/list", params(json!({"cursor": cursor})))
+        .await;
+    assert_eq!(
+        second["result"]["skills"][0]["uri"], "skill://docs/release-notes/checklist/SKILL.md",
+        "{second}"
+    );
+    let on_a = wa
+        .request(
+            "skills/get",
+            params(json!({"uri": "skill://pdf-processing/SKILL.md"})),
+        )
+        .await;
+    let on_b = wb
+        .request(
+            "skills/get",
+            params(json!({"uri": "skill://pdf-processing/SKILL.md"})),
+        )
+        .await;
+    assert_eq!(
+        on_a["result"]["skill"], on_b["result"]["skill"],
+        "the same entry, digests included"
+    );
+}
