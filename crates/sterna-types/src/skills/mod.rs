@@ -7,9 +7,9 @@
 //! says `"dynamic"`. A host verifies each file it reads against that list. The rules an
 //! entry must follow are checked by [`Skill::check`]; the naming rule by [`valid_name`].
 //!
-//! With the `skills` feature this module also parses frontmatter ([`frontmatter`], YAML 1.2
+//! With the `skills` feature this module also parses frontmatter (`frontmatter`, YAML 1.2
 //! core schema, with bounds on size, depth and alias expansion) and computes digests
-//! ([`digest()`]).
+//! (`digest`).
 
 #[cfg(feature = "skills")]
 mod core_schema;
