@@ -8,6 +8,8 @@
 
 #[path = "../auth.rs"]
 mod auth;
+#[path = "../skills.rs"]
+mod skills;
 
 use serde_json::{Map, Value, json};
 use std::process::ExitCode;
@@ -110,6 +112,16 @@ async fn run(scenario: &str, url: &str) -> Result<(), ClientError> {
         return Ok(());
     }
     let c = client(url)?;
+    if skills::is_skills(scenario) {
+        let outcome = skills::run(&c, scenario).await;
+        c.close().await;
+        if let Err(e) = outcome {
+            // A refusal is the expected end of the verify-* scenarios.
+            eprintln!("conformance-client ({scenario}): {e}");
+            std::process::exit(1);
+        }
+        return Ok(());
+    }
     let outcome = scenario_steps(&c, scenario).await;
     // Ends a 2025-11-25 session (DELETE) whatever happened.
     c.close().await;

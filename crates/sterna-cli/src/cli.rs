@@ -57,6 +57,14 @@ pub(crate) enum Command {
         override_usage = "sterna read [OPTIONS] <URL> <URI>\n       sterna read [OPTIONS] <URI> -- <COMMAND> [ARGS]...\n       sterna read [OPTIONS] --server <NAME> <URI>"
     )]
     Read(OneShotArgs),
+    /// The server's skills (the skills extension): list them, show one entry, or load
+    /// one — every file read verified (size, digest, frontmatter) and the checks shown
+    /// (with --json: `{"skills": [...], "rejected": [...]}`, `{"skill": {...}}`, or the
+    /// files verified).
+    #[command(
+        override_usage = "sterna skills [OPTIONS] <URL> [list | show URI | load URI]\n       sterna skills [OPTIONS] [list | show URI | load URI] -- <COMMAND> [ARGS]...\n       sterna skills [OPTIONS] --server <NAME> [list | show URI | load URI]"
+    )]
+    Skills(OneShotArgs),
     /// Get one prompt and print its messages; arguments as ARGS_JSON or -a NAME=VALUE.
     #[command(
         override_usage = "sterna get [OPTIONS] <URL> <PROMPT> [ARGS_JSON]\n       sterna get [OPTIONS] <PROMPT> [ARGS_JSON] -- <COMMAND> [ARGS]...\n       sterna get [OPTIONS] --server <NAME> <PROMPT> [ARGS_JSON]"
@@ -289,4 +297,8 @@ pub(crate) struct ServeArgs {
         requires = "redis"
     )]
     pub(crate) redis_prefix: String,
+    /// Also serve the skills of this folder (the skills extension: each folder below it
+    /// holding a SKILL.md is a skill); SIGHUP re-reads it and announces a change.
+    #[arg(long, value_name = "DIR")]
+    pub(crate) skills: Option<PathBuf>,
 }

@@ -341,6 +341,7 @@ pub(crate) fn build(
     replay: Option<Arc<dyn ReplayStore>>,
     tasks: Option<Arc<dyn TaskStore>>,
     lease: Option<Duration>,
+    skills: Option<sterna::server::skills::Skills>,
 ) -> Server {
     let builder = tools(Server::builder("sterna-demo", env!("CARGO_PKG_VERSION")))
         .state_keys(keys)
@@ -357,6 +358,10 @@ pub(crate) fn build(
     };
     let builder = match lease {
         Some(lease) => builder.task_lease(lease),
+        None => builder,
+    };
+    let builder = match skills {
+        Some(skills) => builder.skills(skills),
         None => builder,
     };
     builder.build().expect("the demo server is valid")

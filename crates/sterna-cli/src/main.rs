@@ -28,6 +28,7 @@ mod roots;
 mod sampling_cmd;
 mod serve;
 mod session;
+mod skills;
 mod target;
 mod ui;
 mod widgets;
@@ -49,6 +50,7 @@ async fn dispatch(command: Command) -> Result<ExitCode, CliError> {
         Command::Templates(a) => oneshot::list(oneshot::List::Templates, a).await,
         Command::Read(a) => oneshot::read(a).await,
         Command::Get(a) => oneshot::get(a).await,
+        Command::Skills(a) => oneshot::skills(a).await,
         Command::Replay(a) => replay::run(a).await,
         Command::Demo(a) => demo_client::run(a).await,
         Command::Serve(a) => serve::run(a).await.map(|()| ExitCode::SUCCESS),

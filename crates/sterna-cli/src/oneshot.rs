@@ -1,7 +1,8 @@
 //! One-shot commands for scripts, like the MCP Inspector's `--cli --method`: `sterna
 //! tools|prompts|resources|templates` list what a server offers (`--json`: the list
 //! result, full schemas), `sterna read` reads a resource, `sterna get` gets a prompt —
-//! with the exit codes of `sterna call` (4 for a transport or server error).
+//! `sterna skills` lists, shows or loads skills — with the exit codes of `sterna call` (4
+//! for a transport or server error, or a skill file that fails verification).
 
 use crate::answers::Answers;
 use crate::cli::OneShotArgs;
@@ -153,5 +154,15 @@ pub(crate) async fn get(args: OneShotArgs) -> Result<ExitCode, CliError> {
     } else {
         println!("{}", render::prompt_result(&r));
     }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// `sterna skills [URL] [list | show URI | load URI]`.
+pub(crate) async fn skills(args: OneShotArgs) -> Result<ExitCode, CliError> {
+    let (conn, rest) = open(&args)?;
+    let words: Vec<&str> = rest.iter().map(String::as_str).collect();
+    let result = crate::skills::run(&conn.client, &words, args.json).await;
+    conn.client.close().await;
+    result?;
     Ok(ExitCode::SUCCESS)
 }

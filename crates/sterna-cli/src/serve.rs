@@ -7,6 +7,7 @@ use crate::exit::CliError;
 use std::io::Write;
 use std::sync::Arc;
 use sterna::server::http::{HttpConfig, HttpServer, McpService, SessionConfig};
+use sterna::server::skills::Skills;
 use sterna::server::state::StateKeys;
 use tracing::Instrument;
 
@@ -25,8 +26,9 @@ pub(crate) fn keys_from_env() -> Result<StateKeys, CliError> {
 /// Runs the demo server until end of input (stdio) or Ctrl-C / SIGTERM (HTTP).
 pub(crate) async fn run(args: ServeArgs) -> Result<(), CliError> {
     let keys = keys_from_env()?;
+    let skills = skills(&args)?;
     let Some(addr) = args.http else {
-        let server = demo_server::build(keys, None, None, None);
+        let server = demo_server::build(keys, None, None, None, skills);
         return sterna::server::transport::serve_stdio(server)
             .await
             .map_err(|e| CliError::Local(format!("stdio: {e}")));
@@ -36,7 +38,7 @@ pub(crate) async fn run(args: ServeArgs) -> Result<(), CliError> {
     async move {
         // Before the server is built: sterna registers its metrics then.
         let metrics = metrics_route(args.metrics)?;
-        let http = endpoint(&args, keys).await?;
+        let http = endpoint(&args, keys, skills).await?;
         let http = match metrics {
             Some(render) => http.text_route("/metrics", metrics_type(), render),
             None => http,
@@ -117,10 +119,14 @@ fn metrics_type() -> http::HeaderValue {
 }
 
 /// The HTTP endpoint: alone, or a replica of a fleet on Redis.
-async fn endpoint(args: &ServeArgs, keys: StateKeys) -> Result<HttpServer, CliError> {
+async fn endpoint(
+    args: &ServeArgs,
+    keys: StateKeys,
+    skills: Option<Skills>,
+) -> Result<HttpServer, CliError> {
     let lease = Some(lease(args)?);
     let served = match &args.redis {
-        None => HttpServer::new(demo_server::build(keys, None, None, lease)),
+        None => HttpServer::new(demo_server::build(keys, None, None, lease, skills)),
         Some(url) => {
             if keys.is_ephemeral() {
                 tracing::warn!(
@@ -137,6 +143,7 @@ async fn endpoint(args: &ServeArgs, keys: StateKeys) -> Result<HttpServer, CliEr
                 Some(Arc::new(redis.replay_store())),
                 Some(Arc::new(redis.task_store())),
                 lease,
+                skills,
             );
             let bus = sterna_redis::RedisBus::new(&redis);
             let sessions = SessionConfig::new()
@@ -177,4 +184,30 @@ async fn shutdown() {
         _ = tokio::signal::ctrl_c() => {}
         () = term => {}
     }
+}
+
+/// The skills folder of `--skills`, loaded (an error names the file at fault); on Unix,
+/// SIGHUP re-reads it.
+fn skills(args: &ServeArgs) -> Result<Option<Skills>, CliError> {
+    let Some(dir) = &args.skills else {
+        return Ok(None);
+    };
+    let skills = Skills::from_dir(dir).map_err(|e| CliError::Local(format!("--skills: {e}")))?;
+    #[cfg(unix)]
+    {
+        let again = skills.clone();
+        let mut hup = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::hangup())
+            .map_err(|e| CliError::Local(format!("SIGHUP: {e}")))?;
+        tokio::spawn(async move {
+            while hup.recv().await.is_some() {
+                match again.reload().await {
+                    Ok(changed) => tracing::info!(changed, "skills reloaded on SIGHUP"),
+                    Err(e) => tracing::error!(
+                        "skills reload failed (still serving the previous ones): {e}"
+                    ),
+                }
+            }
+        });
+    }
+    Ok(Some(skills))
 }

@@ -68,6 +68,8 @@ pub mod oauth;
 mod probe;
 mod retry;
 mod rounds;
+#[cfg(feature = "skills")]
+pub mod skills;
 mod tasks;
 pub mod transport;
 #[cfg(feature = "oauth")]

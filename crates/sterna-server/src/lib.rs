@@ -8,7 +8,7 @@
 //! the root; asking the client in [`mrtr`]; `requestState` protection in [`state`]; the
 //! stdio transport in [`transport`]; Streamable HTTP and the resource server in `http`
 //! (feature `http`); tracing in [`trace`]; the wings' own items in `legacy` (feature
-//! `legacy`) and `tasks` (feature `tasks`).
+//! `legacy`), `tasks` (feature `tasks`) and `skills` (feature `skills`).
 
 #[cfg(feature = "fuzzing")]
 #[doc(hidden)]
@@ -23,6 +23,8 @@ pub mod legacy;
 pub mod metrics;
 pub mod mrtr;
 mod server;
+#[cfg(feature = "skills")]
+pub mod skills;
 pub mod state;
 #[cfg(feature = "tasks")]
 pub mod tasks;

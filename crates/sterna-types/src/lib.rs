@@ -19,6 +19,7 @@
 //! | [`tools`], [`prompts`], [`resources`], [`completion`] | server features |
 //! | [`discover`], [`subscriptions`], [`notifications`] | `server/discover`, `subscriptions/listen`, progress, logging, cancellation |
 //! | [`tasks`] | the `io.modelcontextprotocol/tasks` extension: `Task`, `CreateTaskResult`, `tasks/get`, `tasks/update`, `tasks/cancel` |
+//! | [`skills`] | the `io.modelcontextprotocol/skills` extension: `Skill` entries, `skills/list`, `skills/get`, `resources/directory/read`, the naming and digest rules; frontmatter parsing with the `skills` feature |
 //! | [`legacy`] | the 2025-11-25 era: `initialize`, negotiated revisions |
 //!
 //! # Decoding rules worth knowing
@@ -47,6 +48,7 @@ pub mod resources;
 pub mod result;
 pub mod roots;
 pub mod sampling;
+pub mod skills;
 pub mod subscriptions;
 pub mod tasks;
 pub mod tools;

@@ -4,6 +4,7 @@
 //! `conformance-server [--port N]` (or `PORT=N`) serves `http://127.0.0.1:N/mcp`.
 
 mod asks;
+mod skills;
 mod streams;
 mod tasks;
 
@@ -472,7 +473,7 @@ fn build() -> Server {
     let b =
         Server::builder("sterna-conformance-server", env!("CARGO_PKG_VERSION")).state_keys(keys);
     let b = prompts_and_resources(extra_tools(classic_tools(mrtr_tools(b))));
-    let b = tasks::tools(streams::tools(asks::tools(b)));
+    let b = skills::add(tasks::tools(streams::tools(asks::tools(b))));
     b.build().expect("the fixture is valid")
 }
 

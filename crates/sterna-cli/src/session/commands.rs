@@ -14,6 +14,7 @@ const HELP: &str = "commands:
   get PROMPT [ARGS_JSON]                      get a prompt (arguments asked)
   read URI|TEMPLATE                           read a resource (template variables asked)
   listen [tools] [prompts] [resources] [URI]  show change notifications as they arrive
+  skills [list | show URI | load URI]         the server's skills; load verifies every file
   json [on|off]                               results as JSON or text
   wire [on|off]                               show every JSON-RPC message (→ sent, ← received)
   help | quit                                 (Ctrl-C stops a call; twice at the prompt quits)";
@@ -113,6 +114,10 @@ impl Session {
             "get" => self.get(rest).await,
             "read" => self.read(rest).await,
             "listen" => self.listen(rest),
+            "skills" => {
+                let words: Vec<&str> = rest.split_whitespace().collect();
+                crate::skills::run(&self.conn.client, &words, self.json).await
+            }
             other => Err(CliError::Usage(format!(
                 "unknown command {other:?} (type help)"
             ))),

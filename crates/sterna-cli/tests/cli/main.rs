@@ -12,6 +12,7 @@ mod peers;
 mod screen;
 mod scripted;
 mod session;
+mod skills;
 mod stdio;
 mod wire;
 

@@ -1,6 +1,7 @@
 //! A legacy session's requests, decoded once ([`LegacyRequest`]) and then served: the 2025
 //! utilities (`ping`, `logging/setLevel`, `resources/subscribe`), the lists without 2026
-//! decorations, and the MRTR-capable methods through the push loop.
+//! decorations, the MRTR-capable methods through the push loop, and the methods wings
+//! serve to 2025 sessions (`Wing::methods(Era::Legacy)`), rendered the 2025 way.
 //!
 //! The decoded request is what runs and what a transport authorizes
 //! ([`LegacyRequest::target`]): there is no second reading of the bytes.
@@ -15,6 +16,7 @@ use crate::server::request::{CompleteParams, RawField, invalid};
 use crate::server::response::Response;
 #[cfg(feature = "http")]
 use crate::server::target::Target;
+use crate::server::wing::Era;
 use serde::Deserialize;
 use serde_json::value::{RawValue, to_raw_value};
 use std::collections::BTreeMap;
@@ -120,11 +122,17 @@ pub(crate) enum LegacyRequest {
         kind: ListKind,
         cursor: Option<String>,
     },
+    /// A method a wing serves to 2025 sessions: decoded by the wing with the session's
+    /// `_meta` when it runs, answered with its outcome rendered the 2025 way.
+    Wing {
+        method: String,
+        params: Option<Box<RawValue>>,
+    },
 }
 
 impl LegacyRequest {
     /// The JSON-RPC method it came as (a label for metrics).
-    pub(crate) fn method(&self) -> &'static str {
+    pub(crate) fn method(&self) -> &str {
         match self {
             Self::Call { call, .. } => call.method(),
             Self::Complete(_) => "completion/complete",
@@ -138,6 +146,7 @@ impl LegacyRequest {
                 ListKind::Resources => "resources/list",
                 ListKind::Templates => "resources/templates/list",
             },
+            Self::Wing { method, .. } => method,
         }
     }
 
@@ -245,6 +254,10 @@ impl Legacy<'_> {
                 ErrorCode::INVALID_REQUEST,
                 "Invalid request: the session is already initialized",
             )),
+            m if self.server.wings().serving(Era::Legacy, m).is_some() => Ok(LegacyRequest::Wing {
+                method: m.to_owned(),
+                params: params.map(ToOwned::to_owned),
+            }),
             m => Err(ErrorObject::method_not_found(m)),
         }
     }
@@ -279,8 +292,37 @@ impl Legacy<'_> {
                 Ok(empty())
             }
             LegacyRequest::List { kind, cursor } => self.page(kind, cursor.as_deref()),
+            LegacyRequest::Wing { method, params } => {
+                return self
+                    .wing(session, id, &method, params.as_deref(), env)
+                    .await;
+            }
         };
         Some(Response::with(id, answer))
+    }
+
+    /// Runs a wing's method for a session and renders its outcome the 2025 way.
+    async fn wing(
+        &self,
+        session: &LegacySession,
+        id: RequestId,
+        method: &str,
+        params: Option<&RawValue>,
+        env: RequestEnv,
+    ) -> Option<Response> {
+        let Some(wing) = self.server.wings().serving(Era::Legacy, method) else {
+            return Some(Response::error(
+                Some(id),
+                ErrorObject::method_not_found(method),
+            ));
+        };
+        let meta = session.meta(None);
+        let call = match wing.decode(method, &meta, params).call {
+            Ok(call) => call,
+            Err(e) => return Some(Response::error(Some(id), e)),
+        };
+        let outcome = call.run(self.server, id.clone(), env).await?;
+        Some(render::outcome(id, outcome))
     }
 
     fn page(&self, kind: ListKind, cursor: Option<&str>) -> Result<Box<RawValue>, ErrorObject> {

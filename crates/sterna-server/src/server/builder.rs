@@ -310,6 +310,8 @@ impl WingBase<'_> {
             self.state,
             self.info,
         );
+        #[cfg(feature = "skills")]
+        crate::skills::register(&mut wings, self.settings, self.page_size);
         #[cfg(feature = "legacy")]
         crate::legacy::register(
             &mut wings,

@@ -8,6 +8,8 @@ mod fixture;
 mod http_peer;
 mod peer;
 mod scripted;
+#[path = "../server/skills_dir.rs"]
+mod skills_dir;
 
 mod child;
 mod driver;
@@ -17,4 +19,6 @@ mod hostile;
 mod legacy;
 mod legacy_http;
 mod meta_order;
+mod skills;
+mod skills_e2e;
 mod tasks;

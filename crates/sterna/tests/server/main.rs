@@ -4,6 +4,7 @@
 #![allow(unreachable_pub, missing_docs, dead_code)]
 
 mod fixture;
+mod skills_dir;
 mod wire;
 
 mod capabilities;
@@ -12,6 +13,8 @@ mod legacy;
 mod mrtr_flows;
 mod protocol;
 mod quotas;
+mod skills;
+mod skills_load;
 mod state_security;
 mod stored_state;
 mod tasks;

@@ -103,6 +103,8 @@ pub fn validate_message(method: &str, msg: &Value) {
         "resources/templates/list" => "ListResourceTemplatesResultResponse",
         "server/discover" => "DiscoverResultResponse",
         "completion/complete" => "CompleteResultResponse",
+        // Extension methods: the generic result (resultType required).
+        "skills/list" | "skills/get" | "resources/directory/read" => "JSONRPCResultResponse",
         other => panic!("no schema mapping for {other}"),
     };
     assert_valid(def, msg);
