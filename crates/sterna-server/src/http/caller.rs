@@ -12,18 +12,19 @@ use http::{Extensions, Response};
 #[derive(Clone, Default)]
 pub(crate) struct Caller {
     pub(crate) principal: Principal,
-    scopes: Option<ScopeCheck>,
+    /// Boxed: present only behind an auth layer, and large.
+    scopes: Option<Box<ScopeCheck>>,
 }
 
 impl Caller {
     /// The caller the layers in front of the endpoint left in `extensions`
     /// (anonymous, with no per-target rule, when there are none).
     pub(crate) fn take(extensions: &mut Extensions) -> Self {
-        // The peer counts for an anonymous caller's shares (whoever authenticated it).
-        super::peer::stamp(extensions);
+        let principal = extensions.remove::<Principal>().unwrap_or_default();
         Self {
-            principal: extensions.remove::<Principal>().unwrap_or_default(),
-            scopes: extensions.remove::<ScopeCheck>(),
+            // The peer counts for an anonymous caller's shares (whoever authenticated it).
+            principal: super::peer::stamp(principal, extensions),
+            scopes: extensions.remove::<ScopeCheck>().map(Box::new),
         }
     }
 

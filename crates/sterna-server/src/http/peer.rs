@@ -23,14 +23,13 @@ use std::net::SocketAddr;
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub struct PeerAddr(pub SocketAddr);
 
-/// Stamps the request's [`PeerAddr`] (if any) on its [`Principal`] (an anonymous one when
-/// nothing authenticated the request), where every store's share is decided.
-pub(crate) fn stamp(extensions: &mut http::Extensions) {
-    let Some(PeerAddr(addr)) = extensions.get::<PeerAddr>().copied() else {
-        return;
-    };
-    let principal = extensions.remove::<Principal>().unwrap_or_default();
-    extensions.insert(principal.with_peer(addr.ip()));
+/// `principal` (an anonymous one when nothing authenticated the request) with the
+/// request's [`PeerAddr`] (if any), where every store's share is decided.
+pub(crate) fn stamp(principal: Principal, extensions: &http::Extensions) -> Principal {
+    match extensions.get::<PeerAddr>() {
+        Some(PeerAddr(addr)) => principal.with_peer(addr.ip()),
+        None => principal,
+    }
 }
 
 #[cfg(test)]
@@ -41,19 +40,14 @@ mod tests {
     #[test]
     fn the_peer_lands_on_the_principal() {
         let mut ext = http::Extensions::new();
-        stamp(&mut ext);
-        assert!(ext.get::<Principal>().is_none(), "nothing to stamp");
+        let p = stamp(Principal::default(), &ext);
+        assert_eq!(p.peer(), None, "nothing to stamp");
         ext.insert(PeerAddr("198.51.100.4:1000".parse().unwrap()));
-        stamp(&mut ext);
-        let p = ext.get::<Principal>().unwrap();
+        let p = stamp(Principal::default(), &ext);
         assert_eq!(p.peer(), Some("198.51.100.4".parse().unwrap()));
         assert_eq!(p.id(), None);
-        let mut ext = http::Extensions::new();
-        ext.insert(Principal::new("alice"));
-        ext.insert(PeerAddr("198.51.100.4:1000".parse().unwrap()));
-        stamp(&mut ext);
-        let p = ext.get::<Principal>().unwrap();
+        let p = stamp(Principal::new("alice"), &ext);
         assert_eq!(p.id(), Some("alice"), "the authenticated principal stays");
-        assert_eq!(QuotaKey::of(p), QuotaKey::of(&Principal::new("alice")));
+        assert_eq!(QuotaKey::of(&p), QuotaKey::of(&Principal::new("alice")));
     }
 }

@@ -127,7 +127,6 @@ impl<'a> Prepared<'a> {
         if let Err(e) = server.wings().check(method, &meta, raw) {
             return Err(Response::error(Some(id), e));
         }
-        let meta = Arc::new(meta);
         let lists = server.lists();
         let body = match (method, params) {
             ("server/discover", _) => Ok(lists.discover.clone()),

@@ -16,6 +16,7 @@ use super::response::Response;
 use super::target::Target;
 use super::wing::Era;
 use serde_json::value::RawValue;
+use std::sync::Arc;
 use sterna_types::error::{ErrorCode, ErrorObject};
 use sterna_types::jsonrpc::RequestId;
 use sterna_types::meta::RequestMeta;
@@ -24,7 +25,8 @@ use sterna_types::meta::RequestMeta;
 pub(crate) struct Prepared<'a> {
     pub(crate) id: RequestId,
     pub(crate) method: &'a str,
-    pub(crate) meta: RequestMeta,
+    /// Shared with the round, the handler's context and the spans (decoded once).
+    pub(crate) meta: Arc<RequestMeta>,
     /// The decoded params, or why they could not be decoded (reported after the
     /// envelope checks, so those errors come first).
     pub(crate) params: Result<Params<'a>, ErrorObject>,

@@ -4,6 +4,7 @@ use serde::Deserialize;
 use serde_json::value::RawValue;
 use std::borrow::Cow;
 use std::collections::BTreeMap;
+use std::sync::Arc;
 use sterna_types::completion::CompletionReference;
 use sterna_types::error::ErrorObject;
 use sterna_types::meta::RequestMeta;
@@ -32,7 +33,7 @@ struct RawMeta<'a> {
 #[derive(Deserialize)]
 pub(crate) struct MetaOnly {
     #[serde(rename = "_meta", default)]
-    pub(crate) meta: Option<RequestMeta>,
+    pub(crate) meta: Option<Arc<RequestMeta>>,
 }
 
 pub(crate) fn invalid(msg: impl Into<String>) -> ErrorObject {
@@ -54,13 +55,13 @@ pub(crate) struct ListParams {
     #[serde(default)]
     pub(crate) cursor: Option<String>,
     #[serde(rename = "_meta", default)]
-    pub(crate) meta: Option<RequestMeta>,
+    pub(crate) meta: Option<Arc<RequestMeta>>,
 }
 
 #[derive(Deserialize)]
 pub(crate) struct CallParams<'a> {
     #[serde(rename = "_meta", default)]
-    pub(crate) meta: Option<RequestMeta>,
+    pub(crate) meta: Option<Arc<RequestMeta>>,
     #[serde(borrow)]
     pub(crate) name: Cow<'a, str>,
     #[serde(default, borrow)]
@@ -74,7 +75,7 @@ pub(crate) struct CallParams<'a> {
 #[derive(Deserialize)]
 pub(crate) struct PromptParams<'a> {
     #[serde(rename = "_meta", default)]
-    pub(crate) meta: Option<RequestMeta>,
+    pub(crate) meta: Option<Arc<RequestMeta>>,
     #[serde(borrow)]
     pub(crate) name: Cow<'a, str>,
     #[serde(default)]
@@ -88,7 +89,7 @@ pub(crate) struct PromptParams<'a> {
 #[derive(Deserialize)]
 pub(crate) struct ReadParams<'a> {
     #[serde(rename = "_meta", default)]
-    pub(crate) meta: Option<RequestMeta>,
+    pub(crate) meta: Option<Arc<RequestMeta>>,
     pub(crate) uri: String,
     #[serde(default, borrow, rename = "inputResponses")]
     pub(crate) input_responses: RawField<'a>,
@@ -99,7 +100,7 @@ pub(crate) struct ReadParams<'a> {
 #[derive(Deserialize)]
 pub(crate) struct CompleteParams {
     #[serde(rename = "_meta", default)]
-    pub(crate) meta: Option<RequestMeta>,
+    pub(crate) meta: Option<Arc<RequestMeta>>,
     #[serde(rename = "ref")]
     pub(crate) reference: CompletionReference,
     pub(crate) argument: sterna_types::completion::CompletionArgument,
@@ -177,7 +178,10 @@ impl<'a> Params<'a> {
     pub(crate) fn read(
         method: &str,
         raw: &'a RawValue,
-    ) -> (Result<Self, ErrorObject>, Result<RequestMeta, ErrorObject>) {
+    ) -> (
+        Result<Self, ErrorObject>,
+        Result<Arc<RequestMeta>, ErrorObject>,
+    ) {
         use serde::de::DeserializeSeed;
         let mut de = serde_json::Deserializer::from_str(raw.get());
         match ParamsSeed::of(method).deserialize(&mut de) {
@@ -188,7 +192,7 @@ impl<'a> Params<'a> {
                     .and_then(|m| m.meta);
                 (
                     Err(invalid(format!("Invalid params: {e}"))),
-                    decode_meta(meta),
+                    decode_meta(meta).map(Arc::new),
                 )
             }
         }
@@ -197,7 +201,10 @@ impl<'a> Params<'a> {
     /// Takes `_meta` out of decoded params (`-32602` when it is missing).
     pub(crate) fn with_meta(
         mut self,
-    ) -> (Result<Self, ErrorObject>, Result<RequestMeta, ErrorObject>) {
+    ) -> (
+        Result<Self, ErrorObject>,
+        Result<Arc<RequestMeta>, ErrorObject>,
+    ) {
         let meta = match &mut self {
             Params::Call(p) => p.meta.take(),
             Params::Prompt(p) => p.meta.take(),
