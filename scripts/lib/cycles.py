@@ -28,7 +28,20 @@ def modules(src):
 def strip(text):
     text = re.sub(r'//[^\n]*', '', text)
     text = re.sub(r'"(\\.|[^"\\])*"', '""', text)
-    return text
+    return strip_tests(text)
+
+def strip_tests(text):
+    """Drops inline `#[cfg(test)] mod x { … }` blocks: unit tests are not the library's
+    structure (and their `super::` is the file itself)."""
+    while True:
+        m = re.search(r'#\[cfg\(test\)\]\s*mod\s+\w+\s*\{', text)
+        if not m:
+            return text
+        depth, i = 1, m.end()
+        while i < len(text) and depth:
+            depth += {'{': 1, '}': -1}.get(text[i], 0)
+            i += 1
+        text = text[:m.start()] + text[i:]
 
 def reexports(mods):
     """(module path, name) → module path of the file that defines it, for `pub use` lists."""

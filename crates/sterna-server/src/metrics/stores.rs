@@ -1,6 +1,7 @@
 //! Store latency: each store a server is given is wrapped in [`Timed`], which records how
 //! long every call took in `sterna_store_seconds{store, op}` (handles registered when
-//! the server is built; a call costs a second box and two clock reads).
+//! the server is built; a call costs a second box and two clock reads). The core's stores
+//! are timed here; a wing times its own (`tasks::timed`, `http::legacy::timed`).
 
 use super::STORE_SECONDS;
 use futures_util::future::BoxFuture;
@@ -10,7 +11,7 @@ use std::time::Instant;
 
 /// A store whose calls are timed. `N` operations, in the order of `ops`.
 pub(crate) struct Timed<S: ?Sized, const N: usize> {
-    inner: Arc<S>,
+    pub(crate) inner: Arc<S>,
     hists: [Histogram; N],
 }
 
@@ -30,7 +31,7 @@ impl<S: ?Sized, const N: usize> Timed<S, N> {
     }
 
     /// Times operation `i`.
-    fn time<'a, T: 'a>(&self, i: usize, fut: BoxFuture<'a, T>) -> BoxFuture<'a, T> {
+    pub(crate) fn time<'a, T: 'a>(&self, i: usize, fut: BoxFuture<'a, T>) -> BoxFuture<'a, T> {
         let h = self.hists[i].clone();
         Box::pin(async move {
             let started = Instant::now();
@@ -86,157 +87,3 @@ mod state {
 }
 
 pub(crate) use state::{replay, state};
-
-#[cfg(feature = "tasks")]
-mod tasks {
-    use super::Timed;
-    use crate::server::QuotaKey;
-    use crate::tasks::{StoredTask, TaskStore, TaskStoreError};
-    use futures_util::future::BoxFuture;
-    use std::sync::Arc;
-    use std::time::Duration;
-
-    /// The task store, timed.
-    pub(crate) fn task(s: Arc<dyn TaskStore>) -> Arc<dyn TaskStore> {
-        Arc::new(Timed::new(s, "task", ["create", "load", "swap", "version"]))
-    }
-
-    impl TaskStore for Timed<dyn TaskStore, 4> {
-        fn create(
-            &self,
-            id: &str,
-            owner: &QuotaKey,
-            bytes: Vec<u8>,
-            keep: Duration,
-        ) -> BoxFuture<'_, Result<bool, TaskStoreError>> {
-            self.time(0, self.inner.create(id, owner, bytes, keep))
-        }
-
-        fn load(&self, id: &str) -> BoxFuture<'_, Result<Option<StoredTask>, TaskStoreError>> {
-            self.time(1, self.inner.load(id))
-        }
-
-        fn swap(
-            &self,
-            id: &str,
-            version: u64,
-            bytes: Vec<u8>,
-            keep: Duration,
-        ) -> BoxFuture<'_, Result<bool, TaskStoreError>> {
-            self.time(2, self.inner.swap(id, version, bytes, keep))
-        }
-
-        fn version(&self, id: &str) -> BoxFuture<'_, Result<Option<u64>, TaskStoreError>> {
-            self.time(3, self.inner.version(id))
-        }
-
-        fn changed(&self, id: &str, version: u64) -> Option<BoxFuture<'static, ()>> {
-            self.inner.changed(id, version)
-        }
-    }
-}
-
-#[cfg(feature = "tasks")]
-pub(crate) use tasks::task;
-
-#[cfg(all(feature = "http", feature = "legacy"))]
-mod sessions {
-    use super::Timed;
-    use crate::http::{
-        SessionError, SessionStore, StreamAppend, StreamPage, StreamRead, StreamStore,
-        StreamStoreError,
-    };
-    use crate::legacy::SessionRecord;
-    use crate::server::QuotaKey;
-    use futures_util::future::BoxFuture;
-    use std::sync::Arc;
-    use std::time::Duration;
-
-    /// The session store, timed.
-    pub(crate) fn session(s: Arc<dyn SessionStore>) -> Arc<dyn SessionStore> {
-        Arc::new(Timed::new(
-            s,
-            "session",
-            ["create", "touch", "update", "remove"],
-        ))
-    }
-
-    /// The stream store, timed.
-    pub(crate) fn stream(s: Arc<dyn StreamStore>) -> Arc<dyn StreamStore> {
-        Arc::new(Timed::new(
-            s,
-            "stream",
-            ["append", "read", "reading", "is_read"],
-        ))
-    }
-
-    impl SessionStore for Timed<dyn SessionStore, 4> {
-        fn create(
-            &self,
-            id: &str,
-            owner: &QuotaKey,
-            record: SessionRecord,
-            idle: Duration,
-        ) -> BoxFuture<'_, Result<(), SessionError>> {
-            self.time(0, self.inner.create(id, owner, record, idle))
-        }
-
-        fn touch(
-            &self,
-            id: &str,
-            owner: &QuotaKey,
-            idle: Duration,
-        ) -> BoxFuture<'_, Result<Option<SessionRecord>, SessionError>> {
-            self.time(1, self.inner.touch(id, owner, idle))
-        }
-
-        fn update(
-            &self,
-            id: &str,
-            record: SessionRecord,
-            idle: Duration,
-        ) -> BoxFuture<'_, Result<(), SessionError>> {
-            self.time(2, self.inner.update(id, record, idle))
-        }
-
-        fn remove(&self, id: &str, owner: &QuotaKey) -> BoxFuture<'_, Result<bool, SessionError>> {
-            self.time(3, self.inner.remove(id, owner))
-        }
-    }
-
-    impl StreamStore for Timed<dyn StreamStore, 4> {
-        fn append<'a>(
-            &'a self,
-            write: StreamAppend<'a>,
-        ) -> BoxFuture<'a, Result<(), StreamStoreError>> {
-            self.time(0, self.inner.append(write))
-        }
-
-        fn read<'a>(
-            &'a self,
-            read: StreamRead<'a>,
-        ) -> BoxFuture<'a, Result<StreamPage, StreamStoreError>> {
-            self.time(1, self.inner.read(read))
-        }
-
-        fn reading<'a>(
-            &'a self,
-            session: &'a str,
-            stream: u64,
-            within: Duration,
-        ) -> BoxFuture<'a, Result<(), StreamStoreError>> {
-            self.time(2, self.inner.reading(session, stream, within))
-        }
-
-        fn is_read<'a>(
-            &'a self,
-            session: &'a str,
-            stream: u64,
-        ) -> BoxFuture<'a, Result<bool, StreamStoreError>> {
-            self.time(3, self.inner.is_read(session, stream))
-        }
-    }
-}
-
-#[cfg(all(feature = "http", feature = "legacy"))]
-pub(crate) use sessions::{session, stream};

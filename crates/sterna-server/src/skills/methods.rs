@@ -3,8 +3,8 @@
 //! catalogs), and answered with the extension's result members; each era adds its
 //! stamps (`resultType`, `ttlMs`/`cacheScope` on 2026-07-28 only).
 
+use super::Skills;
 use super::catalog::Catalog;
-use super::wing::SkillsWing;
 use crate::server::context::RequestEnv;
 use crate::server::core::Server;
 use crate::server::outcome::{Completed, ExtReply, Outcome, Payload};
@@ -63,7 +63,8 @@ fn params<T: DeserializeOwned>(method: &str, raw: Option<&RawValue>) -> Result<T
 
 /// Decodes a request of one of the wing's methods.
 pub(super) fn decode(
-    wing: &SkillsWing,
+    skills: &Skills,
+    page: usize,
     method: &str,
     raw: Option<&RawValue>,
 ) -> Result<Box<dyn WingCall>, ErrorObject> {
@@ -77,9 +78,9 @@ pub(super) fn decode(
         m => return Err(ErrorObject::method_not_found(m)),
     };
     Ok(Box::new(SkillsCall {
-        catalog: wing.skills.catalog(),
-        cache: wing.skills.config().cache,
-        page: wing.page,
+        catalog: skills.catalog(),
+        cache: skills.config().cache,
+        page,
         op,
     }))
 }

@@ -66,7 +66,12 @@ impl Wing for SkillsWing {
         _meta: &RequestMeta,
         params: Option<&'a RawValue>,
     ) -> WingRequest<'a> {
-        WingRequest::unnamed(super::methods::decode(self, method, params))
+        WingRequest::unnamed(super::methods::decode(
+            &self.skills,
+            self.page,
+            method,
+            params,
+        ))
     }
 
     fn lists_resources(&self) -> bool {

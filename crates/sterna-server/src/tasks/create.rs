@@ -1,7 +1,7 @@
-//! Creating a task from a `tools/call`: the plan (and the extension's gate), the record,
-//! run 1, the handle.
+//! Creating a task from a `tools/call`: the plan, the record, run 1, the handle.
 
-use super::lease::Lease;
+use super::declared::undeclared;
+use super::record::Lease;
 use super::record::{TaskRecord, now_ms};
 use super::{TaskSupport, Tasks};
 use crate::server::QuotaKey;
@@ -13,23 +13,6 @@ use sterna_types::error::ErrorObject;
 use sterna_types::meta::RequestMeta;
 use sterna_types::result::ResultType;
 use sterna_types::tasks::{EXTENSION, TaskStatus};
-
-/// `-32021` naming the extension.
-fn undeclared(what: &str) -> ErrorObject {
-    ErrorObject::missing_capability(
-        format!("{what} needs the {EXTENSION} extension, which this request did not declare"),
-        serde_json::json!({ "extensions": { EXTENSION: {} } }),
-    )
-}
-
-/// The extension's gate of `tasks/*`: the request itself must declare it.
-pub(crate) fn gate(meta: &RequestMeta) -> Result<(), ErrorObject> {
-    if meta.client_capabilities.extension(EXTENSION) {
-        Ok(())
-    } else {
-        Err(undeclared("This method"))
-    }
-}
 
 /// How a `tools/call` of `tool` is served, given what this request declared (`-32021`
 /// for a task-only tool called without the extension, before its handler runs). A

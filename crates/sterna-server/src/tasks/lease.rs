@@ -11,24 +11,14 @@
 //! any other fails cleanly, since its handler may have done part of its work.
 
 use super::TaskTakeover;
+pub(crate) use super::record::Lease;
 use super::record::{Ending, TaskRecord, now_ms};
 use super::{Tasks, short};
 use crate::server::Principal;
 use crate::server::core::Server;
-use serde::{Deserialize, Serialize};
 use sterna_types::error::ErrorObject;
 use sterna_types::tasks::TaskStatus;
 use tokio::time::Instant;
-
-/// Who may run a `working` task.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub(crate) enum Lease {
-    /// A run was asked for at `since_ms` and has not begun (no handler code ran).
-    Pending { since_ms: u64 },
-    /// A run began and holds the task until `until_ms` (renewed while it runs).
-    Held { until_ms: u64 },
-}
 
 /// What a takeover did.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

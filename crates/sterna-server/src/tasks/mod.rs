@@ -10,6 +10,7 @@
 //! replica can serve any task.
 
 mod create;
+mod declared;
 mod lease;
 mod methods;
 mod ops;
@@ -17,6 +18,7 @@ pub(crate) mod record;
 mod runner;
 mod settings;
 mod store;
+mod timed;
 mod watch;
 
 pub use settings::{TaskSupport, TaskTakeover};
@@ -102,7 +104,7 @@ pub(crate) fn short(id: &str) -> &str {
 /// The methods the extension adds (2026-07-28 only).
 const METHODS: &[&str] = &["tasks/get", "tasks/update", "tasks/cancel"];
 
-pub(crate) use create::gate;
+pub(crate) use declared::gate;
 
 /// Adds the tasks wing when some tool may run as a task.
 pub(crate) fn register(
@@ -127,7 +129,7 @@ pub(crate) fn register(
     let store = options
         .store
         .unwrap_or_else(|| std::sync::Arc::new(MemoryTaskStore::default()));
-    let store = crate::metrics::stores::task(store);
+    let store = timed::task(store);
     let mut tasks = Tasks::new(
         store,
         state.keys.clone(),

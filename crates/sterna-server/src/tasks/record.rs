@@ -2,7 +2,6 @@
 //! again on any replica (the same re-run model as a `requestState`, stored instead of
 //! sealed). The transitions are pure functions here; `ops.rs` applies them atomically.
 
-use super::lease::Lease;
 use crate::state::FlowState;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
@@ -11,6 +10,16 @@ use sterna_types::error::ErrorObject;
 use sterna_types::meta::RequestMeta;
 use sterna_types::mrtr::InputRequest;
 use sterna_types::tasks::{DetailedTask, Task, TaskStatus};
+
+/// Who may run a `working` task.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub(crate) enum Lease {
+    /// A run was asked for at `since_ms` and has not begun (no handler code ran).
+    Pending { since_ms: u64 },
+    /// A run began and holds the task until `until_ms` (renewed while it runs).
+    Held { until_ms: u64 },
+}
 
 /// One outstanding question: the key the handler asked under, and the question.
 #[derive(Debug, Clone, Serialize, Deserialize)]

@@ -8,7 +8,9 @@
 //! and its messages wait for the client to resume the stream. A request nobody resumes
 //! within the resume window is cancelled, and an idle session expires.
 
+mod api;
 mod bus;
+mod config;
 mod get;
 mod limits;
 mod live;
@@ -19,8 +21,10 @@ mod relay;
 mod remote;
 mod store;
 mod streams;
+mod timed;
 
 pub use bus::{SessionBus, SessionEvent};
+pub use config::SessionConfig;
 pub use limits::SessionLimits;
 pub use store::{MemorySessionStore, SessionError, SessionStore};
 pub use streams::{
@@ -48,90 +52,6 @@ use sterna_types::jsonrpc::RequestId;
 /// The `Mcp-Session-Id` header.
 pub(crate) const SESSION_ID: &str = "mcp-session-id";
 
-/// Settings of 2025-11-25 sessions over HTTP.
-#[derive(Debug, Clone)]
-pub struct SessionConfig {
-    pub(crate) store: Arc<dyn SessionStore>,
-    pub(crate) bus: Option<Arc<dyn SessionBus>>,
-    pub(crate) streams: Option<Arc<dyn StreamStore>>,
-    pub(crate) idle: Duration,
-    pub(crate) resume_window: Duration,
-    pub(crate) retry: Duration,
-    pub(crate) limits: SessionLimits,
-}
-
-impl Default for SessionConfig {
-    fn default() -> Self {
-        Self {
-            store: Arc::new(MemorySessionStore::default()),
-            bus: None,
-            streams: None,
-            idle: Duration::from_secs(30 * 60),
-            resume_window: Duration::from_secs(60),
-            retry: Duration::from_secs(3),
-            limits: SessionLimits::default(),
-        }
-    }
-}
-
-impl SessionConfig {
-    /// In-memory sessions (at most 10 000, 100 per client, expiring after 30 minutes
-    /// unused), with the default [`SessionLimits`].
-    pub fn new() -> Self {
-        Self::default()
-    }
-
-    /// What one session may hold and do (sizes of its record, requests in flight,
-    /// pending pushes, what it may publish to the fleet).
-    pub fn limits(mut self, limits: SessionLimits) -> Self {
-        self.limits = limits;
-        self
-    }
-
-    /// Where sessions are kept (default: in memory, this process only).
-    pub fn store(mut self, store: Arc<dyn SessionStore>) -> Self {
-        self.store = store;
-        self
-    }
-
-    /// How replicas reach each other (answers to pushed questions, cancellations and
-    /// session ends that arrive at another replica than the one running the request).
-    /// Without it, route legacy traffic sticky by `Mcp-Session-Id`.
-    pub fn bus(mut self, bus: Arc<dyn SessionBus>) -> Self {
-        self.bus = Some(bus);
-        self
-    }
-
-    /// Where the events of sessions' streams are shared, so that a client whose stream
-    /// broke resumes it with `Last-Event-ID` on any replica (a Redis stream per session
-    /// with `sterna-redis`). Without it (the default) the events stay in the memory of
-    /// the replica running the request, and only it can resume the stream (another one
-    /// answers `400`): route `GET`s that carry `Last-Event-ID` sticky then.
-    pub fn streams(mut self, store: Arc<dyn StreamStore>) -> Self {
-        self.streams = Some(store);
-        self
-    }
-
-    /// How long an unused session lives (default 30 minutes).
-    pub fn idle(mut self, idle: Duration) -> Self {
-        self.idle = idle;
-        self
-    }
-
-    /// How long a request whose stream broke waits for the client to resume it before
-    /// it is cancelled (default 60 s).
-    pub fn resume_window(mut self, window: Duration) -> Self {
-        self.resume_window = window;
-        self
-    }
-
-    /// The reconnection delay announced in priming events (`retry`, default 3 s).
-    pub fn retry(mut self, retry: Duration) -> Self {
-        self.retry = retry;
-        self
-    }
-}
-
 /// The legacy side of the endpoint.
 #[derive(Debug)]
 pub(crate) struct LegacyHttp {
@@ -151,8 +71,8 @@ pub(crate) struct Found {
 
 impl LegacyHttp {
     pub(crate) fn new(mut config: SessionConfig, keep_alive: Duration) -> Self {
-        config.store = crate::metrics::stores::session(config.store);
-        config.streams = config.streams.map(crate::metrics::stores::stream);
+        config.store = timed::session(config.store);
+        config.streams = config.streams.map(timed::stream);
         Self {
             lives: Lives::new(config.limits, config.bus.clone()),
             config,
@@ -300,31 +220,5 @@ impl HttpEra for LegacyHttp {
         caller: Caller,
     ) -> BoxFuture<'a, Response<McpBody>> {
         Box::pin(self.delete(headers, caller.principal))
-    }
-}
-
-impl super::HttpConfig {
-    /// How 2025-11-25 clients' sessions are kept (store, idle expiry, resume window).
-    pub fn sessions(mut self, sessions: SessionConfig) -> Self {
-        self.sessions = sessions;
-        self
-    }
-}
-
-impl super::McpService {
-    /// Hands this replica an event another replica published about a 2025-11-25
-    /// session (see [`SessionBus`]).
-    pub fn deliver(&self, event: SessionEvent) {
-        if let Some(legacy) = self.era::<LegacyHttp>() {
-            legacy.deliver(event);
-        }
-    }
-
-    /// How many 2025-11-25 sessions this process holds live state for (requests,
-    /// streams, pushes): a gauge for monitoring, and for tests that check abandoned
-    /// sessions are released.
-    pub fn live_sessions(&self) -> usize {
-        self.era::<LegacyHttp>()
-            .map_or(0, LegacyHttp::live_sessions)
     }
 }
