@@ -25,10 +25,19 @@ def modules(src):
                     out[path + (m.group(2),)] = v
     return out
 
+TOKENS = re.compile(
+    r'//[^\n]*|/\*.*?\*/'          # comments
+    r'|\br(#*)".*?"\1'            # raw strings
+    r'|"(?:\\.|[^"\\])*"'          # strings (over several lines too)
+    r"|'(?:\\.|[^'\\])'",          # char literals ('"', '{')
+    re.S)
+
 def strip(text):
-    text = re.sub(r'//[^\n]*', '', text)
-    text = re.sub(r'"(\\.|[^"\\])*"', '""', text)
-    return strip_tests(text)
+    """The code without comments, and with every string and char literal emptied."""
+    def empty(m):
+        t = m.group(0)
+        return '' if t.startswith('/') else ('""' if t[0] in 'r"' else "''")
+    return strip_tests(TOKENS.sub(empty, text))
 
 def strip_tests(text):
     """Drops inline `#[cfg(test)] mod x { … }` blocks: unit tests are not the library's

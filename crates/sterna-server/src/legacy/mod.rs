@@ -11,6 +11,7 @@ mod pushes;
 mod render;
 mod serve;
 mod session;
+mod settings;
 mod shim;
 
 pub(crate) use changes::notification as change_notification;
@@ -23,7 +24,6 @@ pub(crate) use session::LegacySession;
 pub use session::SessionRecord;
 pub use shim::LegacyLimits;
 
-use crate::server::ServerBuilder;
 use crate::server::core::Server;
 use crate::server::lists::Catalog;
 use crate::server::typemap::TypeMap;
@@ -37,7 +37,7 @@ pub(crate) struct LegacyWing {
 
 /// An era: it adds nothing inside the core (no method, hook or capability of 2026-07-28
 /// requests); it serves its own requests around it, through `initialize`.
-impl Wing for LegacyWing {
+impl Wing<Server> for LegacyWing {
     fn versions(&self) -> &'static [&'static str] {
         &sterna_types::legacy::LEGACY_VERSIONS[..3]
     }
@@ -46,7 +46,7 @@ impl Wing for LegacyWing {
 /// Adds the era, last: its `initialize` capabilities include what the other wings
 /// declare for 2025 sessions.
 pub(crate) fn register(
-    wings: &mut Wings,
+    wings: &mut Wings<Server>,
     settings: &TypeMap,
     catalog: &Catalog,
     instructions: Option<&str>,
@@ -71,15 +71,5 @@ impl<'s> Legacy<'s> {
     pub(crate) fn of(server: &'s Server) -> Option<Self> {
         let wing = server.wings().get::<LegacyWing>()?;
         Some(Self { server, wing })
-    }
-}
-
-impl<K> ServerBuilder<K> {
-    /// Bounds of serving 2025-11-25 clients, whose questions are pushed as requests and
-    /// answered while the call waits: rounds, time per round of pushes, pause after a
-    /// round that only carried state.
-    pub fn legacy_limits(mut self, limits: LegacyLimits) -> Self {
-        self.settings.insert(limits);
-        self
     }
 }

@@ -15,7 +15,7 @@ use crate::server::response::Response;
 use crate::server::round::{FlowParams, StateIn};
 #[cfg(feature = "http")]
 use crate::server::target::Target;
-use crate::server::wing::EraSide;
+use crate::server::context::EraSide;
 use crate::state::FlowState;
 use futures_util::future::try_join_all;
 use serde::Serialize;

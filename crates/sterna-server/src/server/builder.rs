@@ -288,7 +288,7 @@ impl ServerBuilder<StateKeys> {
 )]
 struct WingBase<'a> {
     settings: &'a TypeMap,
-    routes: &'a super::core::Routes,
+    routes: &'a super::routes::Routes,
     catalog: &'a super::lists::Catalog,
     state: &'a StateConfig,
     info: &'a Arc<Implementation>,
@@ -299,7 +299,7 @@ struct WingBase<'a> {
 impl WingBase<'_> {
     /// The wings this server is built with (each decides from its settings and the
     /// routes whether it takes part).
-    fn wings(&self) -> Wings {
+    fn wings(&self) -> Wings<Server> {
         #[allow(unused_mut, reason = "no wing compiled in adds to it")]
         let mut wings = Wings::default();
         #[cfg(feature = "tasks")]

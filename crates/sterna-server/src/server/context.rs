@@ -49,7 +49,7 @@ pub struct RequestEnv {
     pub(crate) cancel: CancellationToken,
     pub(crate) cut: Option<CancellationToken>,
     /// What the era of the request does beyond the core (set by its wing).
-    pub(crate) era: Option<Arc<dyn super::wing::EraSide>>,
+    pub(crate) era: Option<Arc<dyn EraSide>>,
     /// The request's span (disabled when nobody listens).
     pub(crate) span: crate::trace::RequestSpan,
 }
@@ -74,7 +74,7 @@ impl RequestEnv {
 
     #[cfg(feature = "legacy")]
     /// Sets what the request's era does beyond the core.
-    pub(crate) fn era(mut self, side: Arc<dyn super::wing::EraSide>) -> Self {
+    pub(crate) fn era(mut self, side: Arc<dyn EraSide>) -> Self {
         self.era = Some(side);
         self
     }
@@ -117,7 +117,7 @@ pub(crate) struct Inner {
     pub(crate) next_app: Mutex<Option<Vec<u8>>>,
     pub(crate) resolver: Mutex<Option<Resolver>>,
     pub(crate) changes: super::changes::Changes,
-    pub(crate) era: Option<Arc<dyn super::wing::EraSide>>,
+    pub(crate) era: Option<Arc<dyn EraSide>>,
     pub(crate) phase: Phase,
     /// Set by a declarative handler whose questions are all answered in
     /// [`Phase::QuestionsOnly`]: whoever asked them takes over.
@@ -450,4 +450,11 @@ fn encode<P: Serialize>(method: &str, params: &P) -> Vec<u8> {
 
 pub(crate) fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
     m.lock().unwrap_or_else(|p| p.into_inner())
+}
+
+/// What the era a request came in on does beyond the core, on a handler's behalf.
+pub(crate) trait EraSide: Send + Sync + std::fmt::Debug {
+    /// The notification telling the client that the out-of-band step of the URL
+    /// question under `key` is done (`None`: this era has none, or no such question).
+    fn url_elicitation_complete(&self, key: &str) -> Option<Vec<u8>>;
 }

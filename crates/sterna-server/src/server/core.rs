@@ -1,25 +1,16 @@
 //! The server itself: what every request is served from, built once and shared. Its state
-//! is private to this file; the stages read it through the accessors below, and
-//! everything a user can do with a [`Server`] is in the one `impl` block that follows.
+//! is private to this file; the stages read it through the accessors below. Everything a
+//! user can do with a [`Server`] is in `public.rs`, above the stages.
 
-use super::builder::{NeedsKeys, ServerBuilder};
 use super::changes::Changes;
-use super::context::RequestEnv;
-use super::inbound::{Body, Inbound, classify};
 use super::lists::Lists;
-use super::prepare::Prepared;
-use super::response::Response;
-use super::typemap::TypeMap;
+use super::routes::{PromptEntry, ResourceEntry, Routes, ToolEntry};
 use super::wing::Wings;
-use super::{completion, prompt, resource, tool, uri_template};
 use crate::state::StateConfig;
-use serde_json::value::RawValue;
-use std::collections::{BTreeMap, HashMap};
+use std::collections::BTreeMap;
 use std::sync::Arc;
 use std::time::Duration;
-use sterna_types::jsonrpc::RequestId;
 use sterna_types::meta::Implementation;
-use sterna_types::mirror::ParamKind;
 use sterna_types::result::CacheScope;
 use tokio_util::sync::CancellationToken;
 
@@ -47,50 +38,6 @@ impl std::fmt::Debug for Server {
     }
 }
 
-pub(crate) struct ToolEntry {
-    pub(crate) name: Arc<str>,
-    pub(crate) handler: Arc<dyn tool::ErasedTool>,
-    pub(crate) single_use: bool,
-    pub(crate) unsolicited: bool,
-    /// The tool asks declared questions (`ask(..).run(..)`): its body runs only once
-    /// every answer is there.
-    #[cfg_attr(not(feature = "tasks"), allow(dead_code, reason = "read by wings"))]
-    pub(crate) declared: bool,
-    /// Settings wings keep on the tool.
-    #[cfg_attr(not(feature = "tasks"), allow(dead_code, reason = "read by wings"))]
-    pub(crate) settings: TypeMap,
-    pub(crate) headers: Vec<sterna_types::mirror::HeaderParam>,
-}
-
-pub(crate) struct PromptEntry {
-    pub(crate) name: Arc<str>,
-    pub(crate) handler: Arc<dyn prompt::ErasedPrompt>,
-    pub(crate) completions: BTreeMap<String, Arc<dyn completion::Completer>>,
-}
-
-pub(crate) struct ResourceEntry {
-    pub(crate) handler: Arc<dyn resource::ErasedResource>,
-    pub(crate) mime: Option<String>,
-    pub(crate) cache: Option<(Duration, CacheScope)>,
-}
-
-pub(crate) struct TemplateEntry {
-    pub(crate) template: String,
-    pub(crate) parsed: uri_template::UriTemplate,
-    pub(crate) entry: ResourceEntry,
-    pub(crate) completions: BTreeMap<String, Arc<dyn completion::Completer>>,
-}
-
-/// What requests are routed to.
-#[derive(Default)]
-pub(crate) struct Routes {
-    pub(crate) tools: HashMap<String, ToolEntry>,
-    pub(crate) prompts: HashMap<String, PromptEntry>,
-    pub(crate) resources: HashMap<String, ResourceEntry>,
-    pub(crate) templates: Vec<TemplateEntry>,
-    pub(crate) completions: bool,
-}
-
 /// Everything a server is built from (the builder's output).
 pub(crate) struct Parts {
     pub(crate) info: Arc<Implementation>,
@@ -99,7 +46,7 @@ pub(crate) struct Parts {
     pub(crate) lists: Lists,
     pub(crate) cache: (Duration, CacheScope),
     pub(crate) changes: Changes,
-    pub(crate) wings: Wings,
+    pub(crate) wings: Wings<Server>,
     /// The per-request metric handles (registered when the server was built).
     pub(crate) metrics: crate::metrics::RequestMetrics,
 }
@@ -108,111 +55,6 @@ struct Inner {
     parts: Parts,
     info: Arc<Implementation>,
     closing: CancellationToken,
-}
-
-impl Server {
-    /// Starts building a server called `name` (also the audience its states are bound
-    /// to) at `version`.
-    pub fn builder(
-        name: impl Into<String>,
-        version: impl Into<String>,
-    ) -> ServerBuilder<NeedsKeys> {
-        ServerBuilder::new(Implementation::new(name, version))
-    }
-
-    /// The server's self-description.
-    pub fn info(&self) -> &Implementation {
-        &self.inner.info
-    }
-
-    /// The handle that announces list and resource changes to `subscriptions/listen`
-    /// streams.
-    pub fn changes(&self) -> &Changes {
-        &self.inner.parts.changes
-    }
-
-    /// Ends every open `subscriptions/listen` stream gracefully (each gets its closing
-    /// result). Called by the HTTP server's graceful shutdown.
-    pub fn close_subscriptions(&self) {
-        self.inner.closing.cancel();
-    }
-
-    /// The `Mcp-Param-*` headers a tool's arguments are mirrored into
-    /// (`x-mcp-header` annotations): `(header name, argument path, type)`; `None` for an
-    /// unknown tool or one without annotations.
-    pub fn tool_header_params(
-        &self,
-        tool: &str,
-    ) -> Option<impl Iterator<Item = (&str, &[String], ParamKind)>> {
-        let t = self.tool(tool).filter(|t| !t.headers.is_empty());
-        t.map(|t| {
-            t.headers
-                .iter()
-                .map(|h| (h.name.as_str(), h.path.as_slice(), h.kind))
-        })
-    }
-
-    /// The protocol revisions served per request (2026-07-28 and later). The legacy
-    /// revisions of [`sterna_types::legacy::LEGACY_VERSIONS`] are served through
-    /// `initialize`.
-    pub fn supported_versions(&self) -> &'static [&'static str] {
-        sterna_types::version::MODERN_VERSIONS
-    }
-
-    /// Whether this server's single-use tools are protected: `Ok` when it has no replay
-    /// store, or its store can keep every consumed state until it expires (see
-    /// [`ReplayStore::check`](crate::state::ReplayStore::check)). Otherwise every
-    /// single-use call is refused with `-32603` until the store is fixed; this logs an
-    /// error saying why. `HttpServer` calls it when it starts serving.
-    pub async fn check_single_use(&self) -> Result<(), crate::state::ReplayError> {
-        let Some(store) = &self.state().replay else {
-            return Ok(());
-        };
-        let checked = store.check().await;
-        if let Err(e) = &checked {
-            tracing::error!(error = %e, "single-use tools will be refused until this is fixed");
-        }
-        checked
-    }
-
-    /// Handles one message given as bytes (a line of stdio, a POST body). Returns the
-    /// response to send, if any: notifications and cancelled requests get none.
-    pub async fn handle_message(&self, bytes: &[u8], env: RequestEnv) -> Option<Response> {
-        match classify(bytes) {
-            Inbound::Malformed(m) => Some(Response::error(m.id, m.error)),
-            Inbound::Request { id, method, params } => {
-                match Prepared::read(self, id, &method, params) {
-                    Ok(prepared) => prepared.run(self, env).await,
-                    Err(refused) => Some(refused),
-                }
-            }
-            Inbound::Notification { method, .. } => {
-                tracing::debug!(%method, "notification ignored");
-                None
-            }
-            Inbound::Response { id, .. } => {
-                tracing::warn!(
-                    ?id,
-                    "a response arrived but this server never sends requests"
-                );
-                None
-            }
-        }
-    }
-
-    /// Handles one request. `None` when it was cancelled (nothing may be sent then).
-    pub async fn handle(
-        &self,
-        id: RequestId,
-        method: &str,
-        params: Option<&RawValue>,
-        env: RequestEnv,
-    ) -> Option<Response> {
-        match Prepared::read(self, id, method, Body::Raw(params)) {
-            Ok(prepared) => prepared.run(self, env).await,
-            Err(refused) => Some(refused),
-        }
-    }
 }
 
 /// What the stages read (crate-private).
@@ -240,23 +82,17 @@ impl Server {
 
     /// A tool by name.
     pub(crate) fn tool(&self, name: &str) -> Option<&ToolEntry> {
-        self.inner.parts.routes.tools.get(name)
+        self.inner.parts.routes.tool(name)
     }
 
     /// A prompt by name.
     pub(crate) fn prompt(&self, name: &str) -> Option<&PromptEntry> {
-        self.inner.parts.routes.prompts.get(name)
+        self.inner.parts.routes.prompt(name)
     }
 
     /// A static resource, or the first template that matches (with its variables).
     pub(crate) fn resource(&self, uri: &str) -> Option<(&ResourceEntry, BTreeMap<String, String>)> {
-        let r = &self.inner.parts.routes;
-        if let Some(e) = r.resources.get(uri) {
-            return Some((e, BTreeMap::new()));
-        }
-        r.templates
-            .iter()
-            .find_map(|t| t.parsed.matches(uri).map(|v| (&t.entry, v)))
+        self.inner.parts.routes.resource(uri)
     }
 
     /// How `requestState` is sealed and checked.
@@ -275,13 +111,18 @@ impl Server {
     }
 
     /// The wings around the core.
-    pub(crate) fn wings(&self) -> &Wings {
+    pub(crate) fn wings(&self) -> &Wings<Server> {
         &self.inner.parts.wings
     }
 
     /// The per-request metric handles.
     pub(crate) fn metrics(&self) -> &crate::metrics::RequestMetrics {
         &self.inner.parts.metrics
+    }
+
+    /// The change announcer (public as [`Server::changes`]).
+    pub(crate) fn change_handle(&self) -> &Changes {
+        &self.inner.parts.changes
     }
 
     /// Cancelled when subscriptions close (graceful shutdown).

@@ -174,7 +174,7 @@ impl<'a> Prepared<'a> {
 fn wing_call<'s>(
     server: &'s Server,
     id: RequestId,
-    request: WingRequest<'_>,
+    request: WingRequest<'_, Server>,
     env: RequestEnv,
 ) -> Result<BoxFuture<'s, Option<Response>>, Response> {
     let call = request

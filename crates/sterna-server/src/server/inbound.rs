@@ -12,20 +12,12 @@ use sterna_types::error::ErrorObject;
 use sterna_types::jsonrpc::{Incoming, Malformed, RawMessage, RequestId};
 
 /// A request's params: still raw, or decoded by the one-pass reader.
-#[expect(
-    clippy::large_enum_variant,
-    reason = "lives on the stack for one request; boxing would cost an allocation"
-)]
 pub(crate) enum Body<'a> {
     Raw(Option<&'a RawValue>),
     Decoded(Params<'a>),
 }
 
 /// A message as the server reads it.
-#[expect(
-    clippy::large_enum_variant,
-    reason = "lives on the stack for one request; boxing would cost an allocation"
-)]
 pub(crate) enum Inbound<'a> {
     /// A request: an id and a method.
     Request {

@@ -1,10 +1,10 @@
 //! Registering tools, prompts and resources at build time: every check, and the wire
 //! descriptions the lists are rendered from.
 
-use super::core::{PromptEntry, ResourceEntry, Routes, TemplateEntry, ToolEntry};
 use super::lists::Catalog;
 use super::prompt::PromptDef;
 use super::resource::{ResourceDef, ResourceKind};
+use super::routes::{PromptEntry, ResourceEntry, Routes, TemplateEntry, ToolEntry};
 use super::tool::ToolDef;
 use crate::definition::DefinitionError;
 use crate::error::BuildError;

@@ -118,7 +118,7 @@ pub(crate) enum Params<'a> {
     /// Methods whose params are read later (or never).
     Other(MetaOnly),
     /// A wing's method, decoded by the wing (once `_meta` was read).
-    Wing(super::wing::WingRequest<'a>),
+    Wing(super::wing::WingRequest<'a, super::core::Server>),
 }
 
 /// Decodes the params of one kind of method (see [`RawMessage::parse_request_with`]).

@@ -30,8 +30,8 @@
 )]
 
 use super::context::RequestEnv;
-use super::core::{Server, ToolEntry};
 use super::outcome::{Failure, Outcome};
+use super::routes::ToolEntry;
 use super::typemap::TypeMap;
 use crate::state::FlowState;
 use futures_util::future::BoxFuture;
@@ -56,7 +56,7 @@ pub enum Era {
 }
 
 /// An era or extension around the core. Every hook has a neutral default.
-pub(crate) trait Wing: Any + Send + Sync {
+pub(crate) trait Wing<S>: Any + Send + Sync {
     /// Protocol revisions this wing serves besides 2026-07-28 (an era's: listed by
     /// `server/discover`).
     fn versions(&self) -> &'static [&'static str] {
@@ -78,7 +78,7 @@ pub(crate) trait Wing: Any + Send + Sync {
         method: &'a str,
         _meta: &RequestMeta,
         _params: Option<&'a RawValue>,
-    ) -> WingRequest<'a> {
+    ) -> WingRequest<'a, S> {
         WingRequest::unnamed(Err(ErrorObject::method_not_found(method)))
     }
 
@@ -120,21 +120,10 @@ pub(crate) trait Wing: Any + Send + Sync {
     }
 
     /// Takes over a `tools/call` its plan claimed.
-    fn take_tool_call<'a>(
-        &'a self,
-        _server: &'a Server,
-        take: TakeCall<'a>,
-    ) -> BoxFuture<'a, Outcome> {
+    fn take_tool_call<'a>(&'a self, _server: &'a S, take: TakeCall<'a>) -> BoxFuture<'a, Outcome> {
         let _ = take;
         Box::pin(async { Outcome::Failed(ErrorObject::internal("Internal error").into()) })
     }
-}
-
-/// What the era a request came in on does beyond the core, on a handler's behalf.
-pub(crate) trait EraSide: Send + Sync + std::fmt::Debug {
-    /// The notification telling the client that the out-of-band step of the URL
-    /// question under `key` is done (`None`: this era has none, or no such question).
-    fn url_elicitation_complete(&self, key: &str) -> Option<Vec<u8>>;
 }
 
 /// What reading a wing's resource gives.
@@ -163,16 +152,16 @@ pub(crate) struct TakeCall<'a> {
 }
 
 /// A request of a wing's method, as the wing decoded it.
-pub(crate) struct WingRequest<'a> {
+pub(crate) struct WingRequest<'a, S> {
     /// The method carries `Mcp-Name` (2026-07-28), and this is the value it must equal.
     pub(crate) name: Option<Option<Cow<'a, str>>>,
     /// What runs, or why it cannot (answered after the envelope checks).
-    pub(crate) call: Result<Box<dyn WingCall>, ErrorObject>,
+    pub(crate) call: Result<Box<dyn WingCall<S>>, ErrorObject>,
 }
 
-impl<'a> WingRequest<'a> {
+impl<'a, S> WingRequest<'a, S> {
     /// A request of a method without `Mcp-Name`.
-    pub(crate) fn unnamed(call: Result<Box<dyn WingCall>, ErrorObject>) -> Self {
+    pub(crate) fn unnamed(call: Result<Box<dyn WingCall<S>>, ErrorObject>) -> Self {
         Self { name: None, call }
     }
 
@@ -180,7 +169,7 @@ impl<'a> WingRequest<'a> {
     /// still required, and any value mismatches).
     pub(crate) fn named(
         name: Option<Cow<'a, str>>,
-        call: Result<Box<dyn WingCall>, ErrorObject>,
+        call: Result<Box<dyn WingCall<S>>, ErrorObject>,
     ) -> Self {
         Self {
             name: Some(name),
@@ -190,24 +179,41 @@ impl<'a> WingRequest<'a> {
 }
 
 /// A decoded request of a wing's method, ready to run.
-pub(crate) trait WingCall: Send {
+pub(crate) trait WingCall<S>: Send {
     /// Runs it. `None` when it was cancelled.
     fn run<'s>(
         self: Box<Self>,
-        server: &'s Server,
+        server: &'s S,
         id: RequestId,
         env: RequestEnv,
     ) -> BoxFuture<'s, Option<Outcome>>;
 }
 
 /// The wings of a server, in the order they were added.
-#[derive(Default, Clone)]
-pub(crate) struct Wings {
-    list: Vec<Arc<dyn Wing>>,
+pub(crate) struct Wings<S> {
+    list: Vec<Arc<dyn Wing<S>>>,
     by_type: TypeMap,
 }
 
-impl std::fmt::Debug for Wings {
+impl<S> Default for Wings<S> {
+    fn default() -> Self {
+        Self {
+            list: Vec::new(),
+            by_type: TypeMap::default(),
+        }
+    }
+}
+
+impl<S> Clone for Wings<S> {
+    fn clone(&self) -> Self {
+        Self {
+            list: self.list.clone(),
+            by_type: self.by_type.clone(),
+        }
+    }
+}
+
+impl<S> std::fmt::Debug for Wings<S> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Wings")
             .field("count", &self.list.len())
@@ -215,21 +221,21 @@ impl std::fmt::Debug for Wings {
     }
 }
 
-impl Wings {
+impl<S: 'static> Wings<S> {
     /// Adds a wing.
-    pub(crate) fn add<W: Wing>(&mut self, wing: W) {
+    pub(crate) fn add<W: Wing<S>>(&mut self, wing: W) {
         let wing = Arc::new(wing);
         self.by_type.insert_arc(wing.clone());
         self.list.push(wing);
     }
 
     /// The wing of type `W`, if added.
-    pub(crate) fn get<W: Wing>(&self) -> Option<&W> {
+    pub(crate) fn get<W: Wing<S>>(&self) -> Option<&W> {
         self.by_type.get::<W>()
     }
 
     /// The wing serving `method` to clients of `era`.
-    pub(crate) fn serving(&self, era: Era, method: &str) -> Option<&dyn Wing> {
+    pub(crate) fn serving(&self, era: Era, method: &str) -> Option<&dyn Wing<S>> {
         self.list
             .iter()
             .find(|w| w.methods(era).contains(&method))
@@ -291,7 +297,7 @@ impl Wings {
         &self,
         tool: &ToolEntry,
         meta: &RequestMeta,
-    ) -> Result<Option<(ToolPlan, &dyn Wing)>, ErrorObject> {
+    ) -> Result<Option<(ToolPlan, &dyn Wing<S>)>, ErrorObject> {
         for w in &self.list {
             match w.plan_tool_call(tool, meta)? {
                 ToolPlan::Run => {}

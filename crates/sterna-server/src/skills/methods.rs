@@ -67,7 +67,7 @@ pub(super) fn decode(
     page: usize,
     method: &str,
     raw: Option<&RawValue>,
-) -> Result<Box<dyn WingCall>, ErrorObject> {
+) -> Result<Box<dyn WingCall<Server>>, ErrorObject> {
     let op = match method {
         LIST => Op::List(params::<ListIn>(method, raw)?.cursor),
         GET => Op::Get(params::<GetIn>(method, raw)?.uri),
@@ -85,7 +85,7 @@ pub(super) fn decode(
     }))
 }
 
-impl WingCall for SkillsCall {
+impl WingCall<Server> for SkillsCall {
     fn run<'s>(
         self: Box<Self>,
         _server: &'s Server,

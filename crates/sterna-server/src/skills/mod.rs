@@ -26,13 +26,14 @@ mod error;
 mod load;
 mod methods;
 mod mime;
+mod settings;
 mod wing;
 
 pub use def::SkillDef;
 pub use error::{SkillsError, SkillsErrorKind};
 
 use crate::server::changes::{Change, Changes};
-use crate::server::{ServerBuilder, typemap::TypeMap, wing::Wings};
+use crate::server::{typemap::TypeMap, wing::Wings};
 use catalog::Catalog;
 use std::path::PathBuf;
 use std::sync::{Arc, OnceLock, RwLock};
@@ -222,20 +223,12 @@ impl Skills {
     }
 }
 
-impl<K> ServerBuilder<K> {
-    /// Serves these skills (the `io.modelcontextprotocol/skills` extension, off unless
-    /// called): `skills/list`, `skills/get`, `resources/directory/read` and the files by
-    /// `resources/read`; declared in `server/discover` and in 2025-11-25 `initialize`
-    /// results. A [reload](Skills::reload) that changes the catalog notifies listeners.
-    pub fn skills(mut self, skills: Skills) -> Self {
-        let _ = skills.inner.changes.set(self.changes());
-        self.settings.insert(skills);
-        self
-    }
-}
-
 /// Adds the skills wing when a catalog was plugged in.
-pub(crate) fn register(wings: &mut Wings, settings: &TypeMap, page_size: usize) {
+pub(crate) fn register(
+    wings: &mut Wings<crate::server::Server>,
+    settings: &TypeMap,
+    page_size: usize,
+) {
     if let Some(skills) = settings.get::<Skills>() {
         let page = skills.config().page_size.unwrap_or(page_size);
         wings.add(wing::SkillsWing::new(skills.clone(), page));

@@ -5,6 +5,7 @@
 use super::Skills;
 use super::catalog::Catalog;
 use super::mime;
+use crate::server::core::Server;
 use crate::server::outcome::Failure;
 use crate::server::wing::{Era, ReadResult, Wing, WingRequest};
 use base64::Engine;
@@ -33,7 +34,7 @@ impl SkillsWing {
     }
 }
 
-impl Wing for SkillsWing {
+impl Wing<Server> for SkillsWing {
     /// The same in both eras: the extension (settings inline) and `resources`.
     fn capabilities(&self, _era: Era, caps: &mut ServerCapabilities) {
         let settings = SkillsCapability {
@@ -65,7 +66,7 @@ impl Wing for SkillsWing {
         method: &'a str,
         _meta: &RequestMeta,
         params: Option<&'a RawValue>,
-    ) -> WingRequest<'a> {
+    ) -> WingRequest<'a, Server> {
         WingRequest::unnamed(super::methods::decode(
             &self.skills,
             self.page,

@@ -50,7 +50,7 @@ pub(super) fn decode<'a>(
     method: &'a str,
     meta: &RequestMeta,
     params: Option<&'a RawValue>,
-) -> WingRequest<'a> {
+) -> WingRequest<'a, Server> {
     let p = params.and_then(|raw| serde_json::from_str::<TaskParams<'a>>(raw.get()).ok());
     let task: Option<Cow<'a, str>> = p
         .as_ref()
@@ -76,7 +76,7 @@ pub(super) fn decode<'a>(
     WingRequest::named(task, Ok(Box::new(call)))
 }
 
-impl WingCall for TaskCall {
+impl WingCall<Server> for TaskCall {
     fn run<'s>(
         self: Box<Self>,
         server: &'s Server,

@@ -24,8 +24,9 @@ mod watch;
 pub use settings::{TaskSupport, TaskTakeover};
 pub use store::{MemoryTaskStore, StoredTask, TaskStore, TaskStoreError};
 
-use crate::server::core::{Routes, Server, ToolEntry};
+use crate::server::core::Server;
 use crate::server::outcome::Outcome;
+use crate::server::routes::{Routes, ToolEntry};
 use crate::server::typemap::TypeMap;
 use crate::server::wing::{Era, TakeCall, ToolPlan, Wing, WingRequest, Wings};
 use crate::state::StateConfig;
@@ -108,7 +109,7 @@ pub(crate) use declared::gate;
 
 /// Adds the tasks wing when some tool may run as a task.
 pub(crate) fn register(
-    wings: &mut Wings,
+    wings: &mut Wings<Server>,
     settings: &TypeMap,
     routes: &Routes,
     state: &StateConfig,
@@ -141,7 +142,7 @@ pub(crate) fn register(
     wings.add(tasks);
 }
 
-impl Wing for Tasks {
+impl Wing<Server> for Tasks {
     fn capabilities(&self, era: Era, caps: &mut ServerCapabilities) {
         // A 2026-07-28 extension: 2025-11-25 sessions never see it.
         if era == Era::Modern {
@@ -164,7 +165,7 @@ impl Wing for Tasks {
         method: &'a str,
         meta: &RequestMeta,
         params: Option<&'a RawValue>,
-    ) -> WingRequest<'a> {
+    ) -> WingRequest<'a, Server> {
         methods::decode(method, meta, params)
     }
 
