@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """Longest functions and largest files in crates/*/src (lines, braces matched; comments
-and strings are skipped when matching). Usage: scripts/lib/sizes.py [N]"""
+and strings are skipped when matching). Exits 1 when a function is over 80 lines or a
+file over 500 (the house rules). Usage: scripts/lib/sizes.py [N]"""
 import pathlib, re, sys
 
 def strip(src):
@@ -53,5 +54,11 @@ print('longest functions:')
 for length, where in fns[:n]:
     print(f'  {length:4d}  {where}')
 print('largest files:')
-for length, p in sorted(((len(p.read_text().splitlines()), p) for p in files), reverse=True)[:n]:
+sizes = sorted(((len(p.read_text().splitlines()), p) for p in files), reverse=True)
+for length, p in sizes[:n]:
     print(f'  {length:4d}  {p}')
+over = [f'function {w}: {l} lines (max 80)' for l, w in fns if l > 80]
+over += [f'file {p}: {l} lines (max 500)' for l, p in sizes if l > 500]
+for o in over:
+    print('too long: ' + o, file=sys.stderr)
+sys.exit(1 if over else 0)

@@ -98,6 +98,7 @@ pub(crate) fn judge_answer(message: &[u8]) -> Result<Verdict, ClientError> {
 }
 
 /// Judges an HTTP answer: its status, and the JSON-RPC message its body carried.
+#[cfg_attr(not(feature = "http"), allow(dead_code, reason = "an HTTP answer"))]
 pub(crate) fn judge_http(
     status: u16,
     message: Option<&[u8]>,

@@ -12,6 +12,7 @@ use sterna_types::jsonrpc::RequestId;
 #[derive(Debug)]
 pub(crate) enum WireError {
     /// The server answered 404 to a request carrying the session: start a new session.
+    #[cfg_attr(not(feature = "http"), allow(dead_code, reason = "an HTTP answer"))]
     SessionGone,
     /// Anything else.
     Transport(TransportError),

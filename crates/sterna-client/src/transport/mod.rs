@@ -77,6 +77,7 @@ pub trait Transport: Send + Sync + 'static {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) enum Origin {
     /// On the response stream of this request (an HTTP POST answered with SSE).
+    #[cfg_attr(not(feature = "http"), allow(dead_code, reason = "an HTTP stream"))]
     Call(RequestId),
     /// Not tied to a request: stdio, or the HTTP GET stream.
     Unrelated,

@@ -27,6 +27,7 @@ pub mod layers;
 mod legacy;
 mod listen;
 mod peer;
+mod request_body;
 mod respond;
 mod serve;
 mod service;

@@ -11,6 +11,7 @@ use super::layers::{
     AcceptLayer, AcceptService, Accepts, BodyLimitLayer, BodyLimitService, BodyTimeoutLayer,
     BodyTimeoutService, ContentTypeLayer, ContentTypeService, Deadline, OriginLayer, OriginService,
 };
+use super::request_body::{BodyError, read_body};
 use super::respond::{Done, json, plain, rpc_error, sse_response, status_of};
 use crate::metrics::{Refusal, refused};
 use crate::server::inbound::{
@@ -23,7 +24,7 @@ use futures_util::FutureExt;
 use http::header::ALLOW;
 use http::{HeaderMap, HeaderValue, Method, Request, Response, StatusCode};
 use http_body::Body;
-use http_body_util::{BodyExt, LengthLimitError, Limited};
+use http_body_util::Limited;
 use std::convert::Infallible;
 use std::future::Future;
 use std::panic::AssertUnwindSafe;
@@ -476,48 +477,6 @@ fn claims_modern(message: &Inbound<'_>, versioned: bool) -> bool {
         Inbound::Request { .. } | Inbound::Response { .. } => false,
         Inbound::Malformed(_) => !versioned,
     }
-}
-
-enum BodyError {
-    TooLarge,
-    Broken,
-}
-
-/// Reads a body the limit layer bounds; a body in one frame is taken without copying.
-async fn read_body<B>(body: Limited<B>) -> Result<Bytes, BodyError>
-where
-    B: Body<Data = Bytes>,
-    B::Error: Into<BoxError>,
-{
-    let mut body = std::pin::pin!(body);
-    let mut first: Option<Bytes> = None;
-    let mut more: Vec<u8> = Vec::new();
-    while let Some(frame) = body.frame().await {
-        let frame = frame.map_err(|e| {
-            if e.downcast_ref::<LengthLimitError>().is_some() {
-                BodyError::TooLarge
-            } else {
-                BodyError::Broken
-            }
-        })?;
-        let Ok(data) = frame.into_data() else {
-            continue;
-        };
-        match &first {
-            None => first = Some(data),
-            Some(f) => {
-                if more.is_empty() {
-                    more.extend_from_slice(f);
-                }
-                more.extend_from_slice(&data);
-            }
-        }
-    }
-    Ok(if more.is_empty() {
-        first.unwrap_or_default()
-    } else {
-        Bytes::from(more)
-    })
 }
 
 fn not_a_request() -> ErrorObject {

@@ -131,6 +131,7 @@ pub(crate) enum LegacyRequest {
 }
 
 impl LegacyRequest {
+    #[cfg(feature = "http")]
     /// The JSON-RPC method it came as (a label for metrics).
     pub(crate) fn method(&self) -> &str {
         match self {

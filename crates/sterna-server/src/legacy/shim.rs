@@ -8,14 +8,14 @@ use super::pushes::PushFailure;
 use super::render;
 use super::session::LegacySession;
 use crate::server::call::{Call, run};
+use crate::server::context::EraSide;
 use crate::server::context::RequestEnv;
+use crate::server::flow::{FlowParams, StateIn};
 use crate::server::outcome::{Continuation, Outcome};
 use crate::server::request::RawField;
 use crate::server::response::Response;
-use crate::server::round::{FlowParams, StateIn};
 #[cfg(feature = "http")]
 use crate::server::target::Target;
-use crate::server::context::EraSide;
 use crate::state::FlowState;
 use futures_util::future::try_join_all;
 use serde::Serialize;
@@ -71,6 +71,7 @@ pub(crate) enum LegacyCall {
 }
 
 impl LegacyCall {
+    #[cfg(feature = "http")]
     /// The JSON-RPC method of the call.
     pub(crate) fn method(&self) -> &'static str {
         self.as_call().method()

@@ -4,9 +4,10 @@
 
 use super::context::RequestEnv;
 use super::core::Server;
+use super::flow::FlowParams;
 use super::outcome::{Completed, Failure, Outcome, Payload};
 use super::request::{CallParams, PromptParams, RawField, ReadParams, invalid};
-use super::round::{BindArgs, FlowParams, Resolved, Round, Subject};
+use super::round::{BindArgs, Resolved, Round, Subject};
 use super::wing::{TakeCall, ToolPlan};
 use crate::state::FlowState;
 use serde_json::value::RawValue;

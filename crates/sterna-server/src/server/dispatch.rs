@@ -4,12 +4,12 @@
 use super::call::{self, Call};
 use super::context::RequestEnv;
 use super::core::Server;
+use super::flow::FlowParams;
 use super::lists::{Pages, page_index};
 use super::outcome::Outcome;
 use super::prepare::{Prepared, check_version, removed};
 use super::request::{ListParams, Params, REMOVED};
 use super::response::Response;
-use super::round::FlowParams;
 use super::wing::{Era, WingRequest};
 use crate::metrics::MethodMetrics;
 use crate::trace::{self, Ending as _, RequestSpan};

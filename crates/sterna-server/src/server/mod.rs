@@ -19,6 +19,7 @@ pub(crate) mod context;
 pub(crate) mod core;
 mod dispatch;
 pub(crate) mod finalize;
+pub(crate) mod flow;
 pub(crate) mod guard;
 pub(crate) mod handler;
 pub(crate) mod inbound;

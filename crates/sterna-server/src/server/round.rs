@@ -6,10 +6,10 @@
 use super::context::{Context, Inner as CtxInner, RequestEnv};
 use super::core::Server;
 use super::finalize::Finalize;
+use super::flow::{FlowParams, StateIn, input_responses};
 use super::guard::{guarded, started};
 use super::handler::Produced;
 use super::outcome::{Asked, Completed, Continuation, Outcome};
-use super::request::RawField;
 use crate::mrtr::Resolver;
 use crate::state::digest::{args_digest, question_digest, string_map_digest};
 use crate::state::{Binding, FlowState, Refused, SealError, StoreError};
@@ -22,7 +22,7 @@ use std::time::Duration;
 use sterna_types::error::ErrorObject;
 use sterna_types::jsonrpc::RequestId;
 use sterna_types::meta::RequestMeta;
-use sterna_types::mrtr::{InputRequest, InputRequiredResult, kind_of};
+use sterna_types::mrtr::{InputRequest, InputRequiredResult};
 use sterna_types::result::CacheScope;
 
 /// The arguments a state is bound to, besides method and target.
@@ -62,42 +62,7 @@ pub(crate) enum Resolved {
     Answered(FlowState),
 }
 
-/// The MRTR members of a request: this round's answers and the state of the last round.
-pub(crate) struct FlowParams<'a> {
-    pub(crate) input_responses: RawField<'a>,
-    pub(crate) state: Option<StateIn>,
-    /// Hand the next state back ([`Continuation::Held`]) instead of sealing it.
-    pub(crate) hold: bool,
-}
-
-/// The state of the last round, as it comes back.
-pub(crate) enum StateIn {
-    /// The `requestState` a client echoed (verified before use).
-    Sealed(String),
-    /// The state an era kept itself since the last round (its own memory: trusted).
-    #[cfg_attr(
-        not(feature = "legacy"),
-        allow(dead_code, reason = "the 2025 era holds states")
-    )]
-    Held(Box<FlowState>),
-}
-
-impl<'a> FlowParams<'a> {
-    /// The members of a 2026-07-28 request: its answers and its echoed `requestState`.
-    pub(crate) fn sealed(input_responses: RawField<'a>, request_state: Option<String>) -> Self {
-        Self {
-            input_responses,
-            state: request_state.map(StateIn::Sealed),
-            hold: false,
-        }
-    }
-
-    /// A retry: the request carried answers or a state (its result is never cached).
-    fn is_retry(&self) -> bool {
-        self.state.is_some() || matches!(self.input_responses, RawField::Present(_))
-    }
-}
-
+/// One round of a request, from its incoming state to its outcome.
 pub(crate) struct Round<'s, 'a> {
     server: &'s Server,
     id: RequestId,
@@ -138,29 +103,6 @@ fn store_unavailable(what: &str) -> ErrorObject {
     ErrorObject::internal(format!(
         "Temporarily unavailable: the {what} cannot be reached; retry the same request later"
     ))
-}
-
-/// Checks that `inputResponses` is a map of objects. Unknown keys are kept here and
-/// ignored later (nothing asks for them).
-pub(crate) fn input_responses(raw: &RawField<'_>) -> Result<Map<String, Value>, ErrorObject> {
-    let RawField::Present(raw) = raw else {
-        return Ok(Map::new());
-    };
-    let v: Value = serde_json::from_str(raw.get())
-        .map_err(|e| invalid(format!("Invalid inputResponses: {e}")))?;
-    let Value::Object(map) = v else {
-        return Err(invalid(format!(
-            "inputResponses must be an object mapping question keys to answers, found {}",
-            kind_of(&v)
-        )));
-    };
-    if let Some((k, v)) = map.iter().find(|(_, v)| !v.is_object()) {
-        return Err(invalid(format!(
-            "inputResponses[{k:?}] must be an object (an elicitation, sampling or roots result), found {}",
-            kind_of(v)
-        )));
-    }
-    Ok(map)
 }
 
 impl<'s, 'a> Round<'s, 'a> {

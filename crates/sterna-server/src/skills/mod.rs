@@ -3,7 +3,7 @@
 //! `resources/directory/read`, and their files through `resources/read`, to 2026-07-28
 //! requests and 2025-11-25 sessions alike.
 //!
-//! Disabled unless the author plugs a catalog in ([`ServerBuilder::skills`]): it then
+//! Disabled unless the author plugs a catalog in ([`ServerBuilder::skills`](crate::server::ServerBuilder::skills)): it then
 //! declares `extensions["io.modelcontextprotocol/skills"]` (inline settings) and
 //! `resources`, in both eras.
 //!

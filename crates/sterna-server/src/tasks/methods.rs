@@ -71,7 +71,7 @@ pub(super) fn decode<'a>(
     let call = TaskCall {
         method,
         task: task.as_deref().map(str::to_owned),
-        answers: crate::server::round::input_responses(&p.input_responses),
+        answers: crate::server::flow::input_responses(&p.input_responses),
     };
     WingRequest::named(task, Ok(Box::new(call)))
 }

@@ -14,7 +14,7 @@ impl crate::http::HttpConfig {
 
 impl crate::http::McpService {
     /// Hands this replica an event another replica published about a 2025-11-25
-    /// session (see [`SessionBus`]).
+    /// session (see [`SessionBus`](super::SessionBus)).
     pub fn deliver(&self, event: SessionEvent) {
         if let Some(legacy) = self.era::<LegacyHttp>() {
             legacy.deliver(event);
