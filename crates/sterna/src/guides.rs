@@ -5,6 +5,7 @@
 //! * [`security`]: the security model of `requestState`, key management, single use.
 //! * [`client`]: the client, from `run` to `start`/`resume`, eras, OAuth and HTTPS.
 //! * [`deployment`]: keys, replicas behind nginx, Redis, legacy clients, key rotation.
+//! * [`extending`]: the core and the wings around it; adding an era or an extension.
 
 #[doc = include_str!("../docs/migration.md")]
 pub mod migration {}
@@ -18,3 +19,6 @@ pub mod client {}
 #[cfg(feature = "http")]
 #[doc = include_str!("../docs/deployment.md")]
 pub mod deployment {}
+
+#[doc = include_str!("../docs/extending.md")]
+pub mod extending {}
