@@ -17,6 +17,7 @@ mod rounds;
 mod session;
 mod url;
 mod wire;
+mod wire_error;
 
 pub(crate) use handshake::Hello;
 #[cfg(feature = "http")]
