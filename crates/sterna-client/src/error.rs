@@ -246,3 +246,10 @@ impl fmt::Display for Refusal {
 }
 
 impl std::error::Error for Refusal {}
+
+/// Used in `fulfil` to surface a refusal with its reason.
+impl From<Refusal> for ClientError {
+    fn from(r: Refusal) -> Self {
+        Self::Refused(r)
+    }
+}

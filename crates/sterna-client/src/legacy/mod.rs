@@ -13,7 +13,7 @@ mod handshake;
 mod http;
 mod live;
 mod push;
-mod rounds;
+pub(crate) mod rounds;
 mod session;
 mod url;
 mod wire;
