@@ -1,14 +1,16 @@
-//! Building a client.
+//! Building a client: its identity, the handlers (which decide the declared
+//! capabilities), limits and era mode, gathered into the state its stages share. The
+//! finishing methods that make the [`Client`](crate::Client) from a transport
+//! ([`ClientBuilder::build`] and its shortcuts) are in `client.rs`, above this file.
 
-use super::client::{Client, Inner};
-use super::driver::Limits;
 use super::era::EraMode;
 use super::events::{EventCallback, EventHub, ServerEvent};
 use super::handlers::{
     FormHandler, Handlers, RootsHandler, SamplingHandler, StaticRoots, UrlHandler,
 };
 use super::link::Dual;
-use super::transport::{NotificationSink, StdioTransport, Transport};
+use super::shared::{Limits, Shared};
+use super::transport::{NotificationSink, Transport};
 use std::sync::atomic::AtomicI64;
 use std::sync::{Arc, Mutex, RwLock};
 use std::time::Duration;
@@ -16,7 +18,7 @@ use sterna_types::capabilities::{ClientCapabilities, ElicitationCapability, Samp
 use sterna_types::meta::Implementation;
 use sterna_types::roots::Root;
 
-/// Builds a [`Client`]: identity, handlers (which decide the declared capabilities),
+/// Builds a [`Client`](crate::Client): identity, handlers (which decide the declared capabilities),
 /// limits, then a transport.
 pub struct ClientBuilder {
     info: Implementation,
@@ -98,7 +100,7 @@ impl ClientBuilder {
 
     /// Receives the server's notifications as typed [`ServerEvent`]s (list changes,
     /// resource updates, completed URL elicitations, progress, log messages), from either
-    /// era. See also [`Client::events`].
+    /// era. See also [`Client::events`](crate::Client::events).
     pub fn on_event(mut self, callback: impl Fn(ServerEvent) + Send + Sync + 'static) -> Self {
         self.on_event = Some(Arc::new(callback));
         self
@@ -139,7 +141,8 @@ impl ClientBuilder {
     }
 
     /// Declares the tasks extension (`io.modelcontextprotocol/tasks`) on every request: a
-    /// server may then answer a `tools/call` with a task, which [`Client::run`] follows
+    /// server may then answer a `tools/call` with a task, which
+    /// [`Client::run`](crate::Client::run) follows
     /// to its end (polling, answering its questions with the same handlers, cancelling
     /// it when the call is dropped or runs out of time).
     pub fn tasks(mut self, yes: bool) -> Self {
@@ -174,53 +177,28 @@ impl ClientBuilder {
         }
     }
 
-    /// A client over any transport. sterna's own transports ([`StdioTransport`],
-    /// [`StreamTransport`](super::transport::StreamTransport), [`HttpTransport`](super::transport::HttpTransport)) reach
-    /// servers of both eras; any other [`Transport`] speaks 2026-07-28 only.
-    pub fn build(self, transport: impl Transport) -> Client {
+    /// The shared state of a client over `transport` (the client itself is made in
+    /// `client.rs`: [`build`](Self::build) and the shortcuts next to it).
+    pub(crate) fn into_shared(self, transport: impl Transport) -> Shared {
         let caps = self.capabilities();
         let (transport, dual) = Dual::split(transport);
         let events = Arc::new(EventHub::new(self.sink, self.on_event));
-        Client {
-            inner: Arc::new(Inner {
-                transport,
-                dual,
-                info: self.send_client_info.then(|| self.info.clone()),
-                identity: self.info,
-                caps,
-                handlers: self.handlers,
-                limits: self.limits,
-                sink: events.sink(),
-                events,
-                era_mode: self.era_mode,
-                probe_wait: self.probe_wait,
-                conn: tokio::sync::Mutex::new(None),
-                version: Mutex::new(sterna_types::version::LATEST.to_owned()),
-                next_id: Arc::new(AtomicI64::new(1)),
-                mirrors: RwLock::new(None),
-            }),
+        Shared {
+            transport,
+            dual,
+            info: self.send_client_info.then(|| self.info.clone()),
+            identity: self.info,
+            caps,
+            handlers: self.handlers,
+            limits: self.limits,
+            sink: events.sink(),
+            events,
+            era_mode: self.era_mode,
+            probe_wait: self.probe_wait,
+            conn: tokio::sync::Mutex::new(None),
+            version: Mutex::new(sterna_types::version::LATEST.to_owned()),
+            next_id: Arc::new(AtomicI64::new(1)),
+            mirrors: RwLock::new(None),
         }
-    }
-
-    /// A client of the Streamable HTTP endpoint at `url`.
-    #[cfg(feature = "http")]
-    pub fn connect_http(self, url: &str) -> Result<Client, super::ClientError> {
-        Ok(self.build(super::transport::HttpTransport::new(url)?))
-    }
-
-    /// A client of a server started as a child process, over its stdio.
-    pub fn spawn_stdio(self, command: tokio::process::Command) -> std::io::Result<Client> {
-        Ok(self.build(StdioTransport::spawn(command)?))
-    }
-
-    /// A client of an in-process server over an in-memory pipe (tests, embedding; with
-    /// the `in-process` feature).
-    #[cfg(feature = "in-process")]
-    pub fn in_process(self, server: sterna_server::Server) -> Client {
-        use super::transport::StreamTransport;
-        use sterna_server::transport::{StreamOptions, duplex};
-        let stream = duplex(server, StreamOptions::default());
-        let (r, w) = tokio::io::split(stream);
-        self.build(StreamTransport::new(r, w))
     }
 }

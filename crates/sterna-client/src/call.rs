@@ -1,13 +1,16 @@
-//! Calls that may take several rounds, and their steps.
+//! Calls that may take several rounds, and their steps: the next round's [`Pending`]
+//! call, or the handle of a task ([`RunningTask`]).
 
 use super::legacy::Held;
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 use std::marker::PhantomData;
+use std::time::Duration;
 use sterna_types::mrtr::InputRequests;
 use sterna_types::prompts::GetPromptResult;
 use sterna_types::resources::ReadResourceResult;
+use sterna_types::tasks::{CreateTaskResult, TaskStatus};
 use sterna_types::tools::CallToolResult;
 
 mod sealed {
@@ -118,7 +121,7 @@ pub enum Step<T> {
     InputRequired(Pending<T>),
     /// The server made the call a task (only when the client declared the tasks
     /// extension): [`follow`](crate::Client::follow) it to its end.
-    Task(super::tasks::RunningTask<T>),
+    Task(RunningTask<T>),
 }
 
 /// A call waiting for answers. Serializable: keep it, show its questions in your own UI,
@@ -192,5 +195,43 @@ impl<T> Pending<T> {
     /// (their questions are requests held open by the server).
     pub fn is_portable(&self) -> bool {
         self.held.is_none()
+    }
+}
+
+/// A call the server turned into a task: its handle. Serializable (the id is the whole
+/// continuation): keep it and [`follow`](crate::Client::follow) it later, from any process.
+#[derive(Debug, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct RunningTask<T> {
+    pub(crate) task_id: String,
+    pub(crate) status: TaskStatus,
+    pub(crate) poll_ms: u64,
+    #[serde(skip)]
+    pub(crate) _t: PhantomData<fn() -> T>,
+}
+
+impl<T> RunningTask<T> {
+    pub(crate) fn new(created: CreateTaskResult) -> Self {
+        Self {
+            task_id: created.task.task_id,
+            status: created.task.status,
+            poll_ms: created.task.poll_interval_ms.unwrap_or(500),
+            _t: PhantomData,
+        }
+    }
+
+    /// The task's id (a bearer handle: keep it out of logs).
+    pub fn id(&self) -> &str {
+        &self.task_id
+    }
+
+    /// The status the task was created with.
+    pub fn status(&self) -> TaskStatus {
+        self.status
+    }
+
+    /// The pause between polls the server asked for, within 10 ms and 5 s.
+    pub(crate) fn poll(&self) -> Duration {
+        Duration::from_millis(self.poll_ms.clamp(10, 5000))
     }
 }

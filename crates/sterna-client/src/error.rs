@@ -1,5 +1,11 @@
 //! Client errors, by category.
 
+mod transport;
+
+pub use transport::{ConfigError, TransportError};
+#[cfg(feature = "oauth")]
+pub use transport::{HttpFailure, OAuthError};
+
 use std::fmt;
 use std::time::Duration;
 use sterna_types::error::ErrorObject;
@@ -87,108 +93,6 @@ impl From<ProtocolViolation> for ClientError {
         Self::Protocol(e)
     }
 }
-
-/// A transport failure.
-#[derive(Debug)]
-#[non_exhaustive]
-pub enum TransportError {
-    /// The transport was configured wrongly (a URL it cannot use, a header value HTTP
-    /// cannot carry).
-    Config(ConfigError),
-    /// An I/O error (a child process, a socket).
-    Io(std::io::Error),
-    /// The HTTP connection failed (connect, TLS, a malformed response).
-    Connection(Box<dyn std::error::Error + Send + Sync>),
-    /// An HTTP status that carried no JSON-RPC answer.
-    Http {
-        /// The status code.
-        status: u16,
-        /// The body, as text (cut to 1 KiB).
-        body: String,
-    },
-    /// The response stream broke before the response arrived (the request is lost; the
-    /// client re-issues it with a new id).
-    StreamBroken,
-    /// The connection or process is closed.
-    Closed,
-    /// The server's answer was larger than the client accepts.
-    TooLarge {
-        /// The limit, in bytes.
-        limit: usize,
-    },
-    /// OAuth could not authorize the request.
-    #[cfg(feature = "oauth")]
-    Auth(Box<super::oauth::OAuthError>),
-}
-
-impl fmt::Display for TransportError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            Self::Config(e) => write!(f, "{e}"),
-            Self::Io(e) => write!(f, "I/O: {e}"),
-            Self::Connection(e) => write!(f, "connection: {e}"),
-            Self::Http { status, body } => write!(f, "HTTP {status}: {body}"),
-            Self::StreamBroken => f.write_str("the response stream broke before the response"),
-            Self::Closed => f.write_str("the connection is closed"),
-            Self::TooLarge { limit } => write!(f, "the answer is larger than {limit} bytes"),
-            #[cfg(feature = "oauth")]
-            Self::Auth(e) => write!(f, "authorization: {e}"),
-        }
-    }
-}
-
-impl std::error::Error for TransportError {
-    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
-        match self {
-            Self::Io(e) => Some(e),
-            Self::Connection(e) => Some(e.as_ref()),
-            #[cfg(feature = "oauth")]
-            Self::Auth(e) => Some(e.as_ref()),
-            _ => None,
-        }
-    }
-}
-
-impl From<std::io::Error> for TransportError {
-    fn from(e: std::io::Error) -> Self {
-        Self::Io(e)
-    }
-}
-
-/// A transport setting that cannot work.
-#[derive(Debug, Clone, PartialEq, Eq)]
-#[non_exhaustive]
-pub enum ConfigError {
-    /// The URL does not parse, or its scheme is not supported.
-    Url {
-        /// The URL given.
-        url: String,
-        /// Why it cannot be used.
-        reason: String,
-    },
-    /// A header name or value HTTP cannot carry.
-    Header {
-        /// The header's name.
-        name: String,
-    },
-    /// TLS cannot be set up (an unreadable root certificate, a build without `tls`).
-    Tls {
-        /// Why.
-        reason: String,
-    },
-}
-
-impl fmt::Display for ConfigError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            Self::Url { url, reason } => write!(f, "cannot use the URL {url}: {reason}"),
-            Self::Header { name } => write!(f, "the header {name} has an invalid name or value"),
-            Self::Tls { reason } => write!(f, "TLS: {reason}"),
-        }
-    }
-}
-
-impl std::error::Error for ConfigError {}
 
 /// A breach of the protocol by the server.
 #[derive(Debug)]
@@ -342,3 +246,10 @@ impl fmt::Display for Refusal {
 }
 
 impl std::error::Error for Refusal {}
+
+/// Used in `fulfil` to surface a refusal with its reason.
+impl From<Refusal> for ClientError {
+    fn from(r: Refusal) -> Self {
+        Self::Refused(r)
+    }
+}

@@ -1,10 +1,10 @@
 //! Answering a round's questions with the handlers the client registered.
 
 use super::answer::{Unanswered, answer};
-use super::client::Client;
 use super::error::{ClientError, ProtocolViolation};
+use super::handlers::Handlers;
 use futures_util::future::join_all;
-use sterna_types::mrtr::InputResponses;
+use sterna_types::mrtr::{InputRequests, InputResponses};
 
 pub(crate) fn abandon(key: &str, why: Unanswered) -> ClientError {
     match why {
@@ -22,14 +22,14 @@ pub(crate) fn abandon(key: &str, why: Unanswered) -> ClientError {
     }
 }
 
-/// Runs the handlers for `requests` at once (see [`Client::fulfil`]).
+/// Runs the handlers for `requests` at once (see
+/// [`Client::fulfil`](crate::Client::fulfil)).
 pub(crate) async fn fulfil(
-    client: &Client,
-    requests: &sterna_types::mrtr::InputRequests,
+    handlers: &Handlers,
+    requests: &InputRequests,
 ) -> Result<InputResponses, ClientError> {
-    let h = &client.inner.handlers;
     let futures = requests.iter().map(|(key, request)| async move {
-        match answer(h, request).await {
+        match answer(handlers, request).await {
             Ok(response) => Ok((key.clone(), response)),
             Err(why) => Err(abandon(key, why)),
         }

@@ -62,12 +62,13 @@ mod fulfil;
 mod handlers;
 mod legacy;
 mod link;
-mod lists;
+mod mirror;
 #[cfg(feature = "oauth")]
 pub mod oauth;
 mod probe;
 mod retry;
 mod rounds;
+mod shared;
 #[cfg(feature = "skills")]
 pub mod skills;
 mod tasks;
@@ -81,7 +82,7 @@ mod util;
 pub mod __fuzz;
 
 pub use builder::ClientBuilder;
-pub use call::{Call, CallResult, Pending, Step};
+pub use call::{Call, CallResult, Pending, RunningTask, Step};
 pub use client::Client;
 pub use era::{Era, EraMode};
 pub use error::{
@@ -89,4 +90,3 @@ pub use error::{
 };
 pub use events::ServerEvent;
 pub use handlers::{FormHandler, RootsHandler, SamplingHandler, UrlHandler};
-pub use tasks::RunningTask;

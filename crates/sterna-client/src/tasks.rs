@@ -1,61 +1,26 @@
 //! Following a task (the `io.modelcontextprotocol/tasks` extension) to its end: poll
 //! `tasks/get` with backoff, answer `input_required` through `tasks/update`, cancel
-//! when dropped. [`Client::run`] does it for every call whose server chose a task.
+//! when dropped. The round driver (`rounds.rs`) does it for every call whose server chose
+//! a task; the task's handle is [`RunningTask`] (`call.rs`).
 
-use super::client::Client;
+use super::call::{CallResult, RunningTask};
+use super::driver::request;
 use super::error::{ClientError, GaveUp, ProtocolViolation};
-use serde::{Deserialize, Serialize};
+use super::shared::Shared;
 use serde_json::{Map, Value};
 use std::collections::HashSet;
-use std::marker::PhantomData;
+use std::sync::Arc;
 use std::time::Duration;
 use sterna_types::mrtr::{InputRequests, InputResponses};
-use sterna_types::tasks::{CreateTaskResult, DetailedTask, TaskStatus};
+use sterna_types::tasks::{DetailedTask, GetTaskResult, TaskStatus};
 
 /// The slowest poll, whatever the server suggests.
-pub(crate) const MAX_POLL: Duration = Duration::from_secs(5);
-
-/// A call the server turned into a task: its handle. Serializable (the id is the whole
-/// continuation): keep it and [`follow`](Client::follow) it later, from any process.
-#[derive(Debug, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct RunningTask<T> {
-    pub(crate) task_id: String,
-    pub(crate) status: TaskStatus,
-    pub(crate) poll_ms: u64,
-    #[serde(skip)]
-    pub(crate) _t: PhantomData<fn() -> T>,
-}
-
-impl<T> RunningTask<T> {
-    pub(crate) fn new(created: CreateTaskResult) -> Self {
-        Self {
-            task_id: created.task.task_id,
-            status: created.task.status,
-            poll_ms: created.task.poll_interval_ms.unwrap_or(500),
-            _t: PhantomData,
-        }
-    }
-
-    /// The task's id (a bearer handle: keep it out of logs).
-    pub fn id(&self) -> &str {
-        &self.task_id
-    }
-
-    /// The status the task was created with.
-    pub fn status(&self) -> TaskStatus {
-        self.status
-    }
-
-    fn poll(&self) -> Duration {
-        Duration::from_millis(self.poll_ms.clamp(10, 5000))
-    }
-}
+const MAX_POLL: Duration = Duration::from_secs(5);
 
 /// Cancels the task when dropped before it ended (the call was dropped or ran out of
 /// time).
-pub(crate) struct CancelOnDrop<'c> {
-    client: &'c Client,
+struct CancelOnDrop<'c> {
+    shared: &'c Arc<Shared>,
     id: Option<String>,
 }
 
@@ -64,16 +29,16 @@ impl Drop for CancelOnDrop<'_> {
         let (Some(id), Ok(rt)) = (self.id.take(), tokio::runtime::Handle::try_current()) else {
             return;
         };
-        let client = self.client.clone();
+        let shared = self.shared.clone();
         rt.spawn(async move {
-            if let Err(e) = client.cancel_task_id(&id).await {
+            if let Err(e) = cancel(&shared, &id).await {
                 tracing::debug!(error = %e, "cancelling an abandoned task failed");
             }
         });
     }
 }
 
-pub(crate) fn malformed(method: &str, what: &str) -> ClientError {
+fn malformed(method: &str, what: &str) -> ClientError {
     ProtocolViolation::Malformed {
         method: method.to_owned(),
         source: serde::de::Error::custom(what),
@@ -81,83 +46,112 @@ pub(crate) fn malformed(method: &str, what: &str) -> ClientError {
     .into()
 }
 
-impl Client {
-    pub(crate) async fn cancel_task_id(&self, id: &str) -> Result<(), ClientError> {
-        self.request("tasks/cancel", &id_params(id), Some(id))
-            .await
-            .map(drop)
-    }
-
-    /// A terminal task as the call's result, or the error it ended with.
-    pub(crate) fn ended<T: super::call::CallResult>(t: DetailedTask) -> Result<T, ClientError> {
-        match t.task.status {
-            TaskStatus::Completed => {
-                let result = t
-                    .result
-                    .ok_or_else(|| malformed("tasks/get", "a completed task without result"))?;
-                serde_json::from_value(result).map_err(|source| {
-                    ProtocolViolation::Malformed {
-                        method: T::METHOD.into(),
-                        source,
-                    }
-                    .into()
-                })
-            }
-            TaskStatus::Failed => {
-                Err(ClientError::Server(t.error.ok_or_else(|| {
-                    malformed("tasks/get", "a failed task without error")
-                })?))
-            }
-            _ => Err(ClientError::GaveUp(GaveUp::TaskCancelled)),
-        }
-    }
-
-    /// Hands a status change to the event callback, shaped as `notifications/tasks`.
-    pub(crate) fn announce(&self, t: &DetailedTask) {
-        let msg =
-            serde_json::json!({"jsonrpc": "2.0", "method": "notifications/tasks", "params": t});
-        self.inner.events.deliver(msg.to_string().as_bytes());
-    }
-}
-
-pub(crate) fn id_params(id: &str) -> Map<String, Value> {
+fn id_params(id: &str) -> Map<String, Value> {
     let mut m = Map::new();
     m.insert("taskId".into(), Value::String(id.to_owned()));
     m
 }
 
+/// The task's current state (`tasks/get`).
+pub(crate) async fn get(shared: &Shared, id: &str) -> Result<DetailedTask, ClientError> {
+    let v = request(shared, "tasks/get", &id_params(id), Some(id)).await?;
+    let r: GetTaskResult = serde_json::from_str(v.get()).map_err(|source| {
+        ClientError::from(ProtocolViolation::Malformed {
+            method: "tasks/get".into(),
+            source,
+        })
+    })?;
+    if r.task.task.task_id != id {
+        return Err(malformed("tasks/get", "the task has another taskId"));
+    }
+    Ok(r.task)
+}
+
+/// Answers a task's questions (`tasks/update`).
+pub(crate) async fn update(
+    shared: &Shared,
+    id: &str,
+    answers: InputResponses,
+) -> Result<(), ClientError> {
+    let mut params = id_params(id);
+    params.insert(
+        "inputResponses".into(),
+        serde_json::to_value(answers).expect("answers serialize"),
+    );
+    request(shared, "tasks/update", &params, Some(id))
+        .await
+        .map(drop)
+}
+
+/// Asks the server to cancel a task (`tasks/cancel`).
+pub(crate) async fn cancel(shared: &Shared, id: &str) -> Result<(), ClientError> {
+    request(shared, "tasks/cancel", &id_params(id), Some(id))
+        .await
+        .map(drop)
+}
+
+/// A terminal task as the call's result, or the error it ended with.
+fn ended<T: CallResult>(t: DetailedTask) -> Result<T, ClientError> {
+    match t.task.status {
+        TaskStatus::Completed => {
+            let result = t
+                .result
+                .ok_or_else(|| malformed("tasks/get", "a completed task without result"))?;
+            serde_json::from_value(result).map_err(|source| {
+                ProtocolViolation::Malformed {
+                    method: T::METHOD.into(),
+                    source,
+                }
+                .into()
+            })
+        }
+        TaskStatus::Failed => {
+            Err(ClientError::Server(t.error.ok_or_else(|| {
+                malformed("tasks/get", "a failed task without error")
+            })?))
+        }
+        _ => Err(ClientError::GaveUp(GaveUp::TaskCancelled)),
+    }
+}
+
+/// Hands a status change to the event callback, shaped as `notifications/tasks`.
+fn announce(shared: &Shared, t: &DetailedTask) {
+    let msg = serde_json::json!({"jsonrpc": "2.0", "method": "notifications/tasks", "params": t});
+    shared.events.deliver(msg.to_string().as_bytes());
+}
+
 /// Follows a task to its end, answering its questions with `answer` (see
-/// [`Client::follow_with`]).
+/// [`Client::follow_with`](crate::Client::follow_with)).
 pub(crate) async fn follow_with<T, F, Fut, E>(
-    client: &Client,
+    shared: &Arc<Shared>,
     task: RunningTask<T>,
     mut answer: F,
 ) -> Result<T, E>
 where
-    T: crate::call::CallResult,
+    T: CallResult,
     F: FnMut(InputRequests) -> Fut,
     Fut: std::future::Future<Output = Result<InputResponses, E>>,
     E: From<ClientError>,
 {
     let mut guard = CancelOnDrop {
-        client,
+        shared,
         id: Some(task.task_id.clone()),
     };
     let (mut delay, mut answered, mut last) = (task.poll(), HashSet::new(), None);
     loop {
-        let t = client.task(&task.task_id).await?;
+        let t = get(shared, &task.task_id).await?;
         let seen = (
             t.task.status,
             t.task.status_message.clone(),
             t.input_requests.clone(),
         );
         if last.as_ref() != Some(&seen) {
-            client.announce(&t);
+            announce(shared, &t);
             last = Some(seen);
         }
         if t.task.status.is_terminal() {
             guard.id = None;
-            return Client::ended(t).map_err(E::from);
+            return ended(t).map_err(E::from);
         }
         let mut open = t.input_requests.unwrap_or_default();
         open.retain(|k, _| !answered.contains(k));
@@ -168,7 +162,7 @@ where
         }
         let answers = answer(open).await?;
         answered.extend(answers.keys().cloned());
-        client.update_task(&task.task_id, answers).await?;
+        update(shared, &task.task_id, answers).await?;
         delay = task.poll();
     }
 }

@@ -13,10 +13,11 @@ mod handshake;
 mod http;
 mod live;
 mod push;
-mod rounds;
+pub(crate) mod rounds;
 mod session;
 mod url;
 mod wire;
+mod wire_error;
 
 pub(crate) use handshake::Hello;
 #[cfg(feature = "http")]

@@ -2,7 +2,8 @@
 //! 404 on a request that carried its id), ended by DELETE (HTTP).
 
 use super::handshake::{Hello, accept, initialized};
-use super::wire::{Wire, WireError};
+use super::wire::Wire;
+use super::wire_error::WireError;
 use crate::envelope::{PlainMessage, read_answer};
 use crate::era::Era;
 use crate::error::{ClientError, ProtocolViolation, TransportError};

@@ -2,36 +2,10 @@
 
 #[cfg(feature = "http")]
 use super::http::LegacyHttp;
-use crate::error::TransportError;
+use super::wire_error::WireError;
 use crate::transport::{NotificationSink, Outgoing, StreamTransport, Transport};
-use std::fmt;
 use std::sync::Arc;
 use sterna_types::jsonrpc::RequestId;
-
-/// How a message failed to go through.
-#[derive(Debug)]
-pub(crate) enum WireError {
-    /// The server answered 404 to a request carrying the session: start a new session.
-    #[cfg_attr(not(feature = "http"), allow(dead_code, reason = "an HTTP answer"))]
-    SessionGone,
-    /// Anything else.
-    Transport(TransportError),
-}
-
-impl fmt::Display for WireError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            Self::SessionGone => f.write_str("the session is gone (HTTP 404)"),
-            Self::Transport(e) => write!(f, "{e}"),
-        }
-    }
-}
-
-impl From<TransportError> for WireError {
-    fn from(e: TransportError) -> Self {
-        Self::Transport(e)
-    }
-}
 
 /// Where the session's messages travel.
 #[derive(Debug, Clone)]

@@ -1,57 +1,10 @@
-//! OAuth errors, by category.
+//! OAuth errors, by category. The umbrella [`OAuthError`] and its [`HttpFailure`] contain
+//! a [`TransportError`](crate::TransportError) that contains them back, so they are
+//! defined with it (`error/transport.rs`) and re-exported here.
+
+pub use crate::error::{HttpFailure, OAuthError};
 
 use std::fmt;
-
-/// Why the client could not obtain (or keep) authorization.
-#[derive(Debug)]
-#[non_exhaustive]
-pub enum OAuthError {
-    /// Discovery found nothing usable (no protected-resource metadata, no
-    /// authorization-server metadata, no way to register).
-    Discovery(DiscoveryError),
-    /// Something the client was given failed a security check and was refused.
-    Rejected(Rejection),
-    /// An authorization or token endpoint answered with an OAuth error.
-    Server(ServerError),
-    /// An HTTP exchange with an authorization server or the resource's metadata failed.
-    Http(HttpFailure),
-    /// The user-facing step (browser, redirect listener) failed.
-    Ui(UiError),
-    /// The token store failed.
-    Store(StoreError),
-    /// Signing a DPoP proof or a client assertion failed, or a key is unusable.
-    Key(jsonwebtoken::errors::Error),
-    /// The client stopped asking: the server keeps refusing after the allowed number of
-    /// authorizations.
-    GaveUp(GaveUp),
-}
-
-impl fmt::Display for OAuthError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            Self::Discovery(e) => write!(f, "discovery: {e}"),
-            Self::Rejected(e) => write!(f, "rejected: {e}"),
-            Self::Server(e) => write!(f, "authorization server: {e}"),
-            Self::Http(e) => write!(f, "{e}"),
-            Self::Ui(e) => write!(f, "authorization step: {e}"),
-            Self::Store(e) => write!(f, "token store: {e}"),
-            Self::Key(e) => write!(f, "key: {e}"),
-            Self::GaveUp(e) => write!(f, "gave up: {e}"),
-        }
-    }
-}
-
-impl std::error::Error for OAuthError {
-    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
-        match self {
-            Self::Http(e) => Some(e),
-            Self::Ui(e) => Some(e),
-            Self::Store(e) => Some(e),
-            Self::Key(e) => Some(e),
-            _ => None,
-        }
-    }
-}
 
 /// Discovery found nothing usable.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -224,56 +177,6 @@ impl fmt::Display for ServerError {
     }
 }
 
-/// An HTTP exchange that failed.
-#[derive(Debug)]
-#[non_exhaustive]
-pub enum HttpFailure {
-    /// The request could not be sent or the answer read.
-    Transport {
-        /// The URL.
-        url: String,
-        /// What failed.
-        source: crate::TransportError,
-    },
-    /// The URL cannot be used.
-    BadUrl {
-        /// The URL.
-        url: String,
-    },
-    /// An unexpected status.
-    Status {
-        /// The URL.
-        url: String,
-        /// The status code.
-        status: u16,
-    },
-    /// No answer in time.
-    Timeout {
-        /// The URL.
-        url: String,
-    },
-}
-
-impl fmt::Display for HttpFailure {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            Self::Transport { url, source } => write!(f, "{url}: {source}"),
-            Self::BadUrl { url } => write!(f, "cannot use the URL {url}"),
-            Self::Status { url, status } => write!(f, "{url}: HTTP {status}"),
-            Self::Timeout { url } => write!(f, "{url}: no answer in time"),
-        }
-    }
-}
-
-impl std::error::Error for HttpFailure {
-    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
-        match self {
-            Self::Transport { source, .. } => Some(source),
-            _ => None,
-        }
-    }
-}
-
 /// The user-facing step failed.
 #[derive(Debug)]
 #[non_exhaustive]
@@ -373,53 +276,5 @@ impl fmt::Display for GaveUp {
             }
             Self::GrantFailedBefore => f.write_str("the grant failed before and is not retried"),
         }
-    }
-}
-
-impl From<DiscoveryError> for OAuthError {
-    fn from(e: DiscoveryError) -> Self {
-        Self::Discovery(e)
-    }
-}
-
-impl From<Rejection> for OAuthError {
-    fn from(e: Rejection) -> Self {
-        Self::Rejected(e)
-    }
-}
-
-impl From<HttpFailure> for OAuthError {
-    fn from(e: HttpFailure) -> Self {
-        Self::Http(e)
-    }
-}
-
-impl From<UiError> for OAuthError {
-    fn from(e: UiError) -> Self {
-        Self::Ui(e)
-    }
-}
-
-impl From<StoreError> for OAuthError {
-    fn from(e: StoreError) -> Self {
-        Self::Store(e)
-    }
-}
-
-impl From<jsonwebtoken::errors::Error> for OAuthError {
-    fn from(e: jsonwebtoken::errors::Error) -> Self {
-        Self::Key(e)
-    }
-}
-
-impl From<jsonwebtoken::errors::ErrorKind> for OAuthError {
-    fn from(e: jsonwebtoken::errors::ErrorKind) -> Self {
-        Self::Key(e.into())
-    }
-}
-
-impl From<GaveUp> for OAuthError {
-    fn from(e: GaveUp) -> Self {
-        Self::GaveUp(e)
     }
 }

@@ -2,7 +2,7 @@
 //! integers (decimal, `0o`, `0x`) and floats by their exact spellings, anything else to a
 //! string; quoted and block scalars are strings; a core tag (`!!str` …) forces its type.
 
-use super::frontmatter::FrontmatterError;
+use super::frontmatter_error::FrontmatterError;
 use saphyr_parser::{ScalarStyle, Tag};
 use serde_json::{Number, Value};
 

@@ -17,6 +17,8 @@ mod core_schema;
 mod digest;
 #[cfg(feature = "skills")]
 pub mod frontmatter;
+#[cfg(feature = "skills")]
+mod frontmatter_error;
 mod uri;
 
 #[cfg(feature = "skills")]

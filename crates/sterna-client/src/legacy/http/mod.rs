@@ -13,7 +13,7 @@ mod stream;
 
 pub(crate) use probe::probe;
 
-use super::wire::WireError;
+use super::wire_error::WireError;
 use crate::error::TransportError;
 use crate::transport::{HttpTransport, Inbound, Kind, Origin, kind_of};
 use bytes::Bytes;

@@ -4,7 +4,7 @@
 use super::LegacyHttp;
 use super::read::{Events, is_sse};
 use crate::error::TransportError;
-use crate::legacy::wire::WireError;
+use crate::legacy::wire_error::WireError;
 use crate::transport::Origin;
 use crate::transport::sse::SseParser;
 use http::Method;
