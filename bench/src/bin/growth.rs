@@ -4,7 +4,8 @@
 //! A tool asks N questions (`PER` per round, so N / PER rounds) and completes once it has
 //! every answer; each answer is a form `{"value": "…"}` of a given size. Every retry sends
 //! back the state, which carries the answers of all earlier rounds (inline: sealed in the
-//! token; stored: in a `MemoryStateStore`, the token a 71-byte reference). The operation
+//! token; stored: in a `MemoryStateStore` sized for the run, the token a 71-byte
+//! reference). The operation
 //! runs through `McpService` in process; only the server's part is timed (the call and
 //! the reading of the response body, not the building of the next request).
 //!
@@ -46,7 +47,10 @@ fn server(store: StoreStates) -> Server {
     let b = if store == StoreStates::Never {
         b
     } else {
-        b.state_store(Arc::new(MemoryStateStore::default()), store)
+        // Every round of every flow holds an entry until it expires (10 minutes): the
+        // default store's 1,000 entries per client would run out within a second here.
+        let states = MemoryStateStore::with_limits(4_000_000, 4 << 30).per_principal(4_000_000);
+        b.state_store(Arc::new(states), store)
     };
     b.tool(
         Tool::new("collect")
@@ -56,7 +60,9 @@ fn server(store: StoreStates) -> Server {
                 let mut total = 0;
                 for round in 0..a.n.div_ceil(per) {
                     let asked = (0..per.min(a.n - round * per))
-                        .map(|j| form::<Item>(format!("Item {round}.{j}?")).key(format!("q{round}_{j}")))
+                        .map(|j| {
+                            form::<Item>(format!("Item {round}.{j}?")).key(format!("q{round}_{j}"))
+                        })
                         .collect::<Vec<_>>();
                     for answer in ctx.ask(asked).await? {
                         total += answer.required()?.value.len();
@@ -105,7 +111,12 @@ async fn operation(svc: &mut McpService, n: usize, per: usize, size: usize) -> R
     let mut params = json!({"name": "collect", "arguments": {"n": n, "per": per}, "_meta": meta});
     let value = "v".repeat(size);
     for id in 1.. {
-        let r = post(svc, &json!({"jsonrpc": "2.0", "id": id, "method": "tools/call", "params": params}), &mut op).await;
+        let r = post(
+            svc,
+            &json!({"jsonrpc": "2.0", "id": id, "method": "tools/call", "params": params}),
+            &mut op,
+        )
+        .await;
         let result = r.get("result").ok_or_else(|| format!("{}", r["error"]))?;
         if result["resultType"] != "input_required" {
             let text = result["content"][0]["text"].as_str().unwrap_or_default();
@@ -114,14 +125,22 @@ async fn operation(svc: &mut McpService, n: usize, per: usize, size: usize) -> R
             }
             return Ok(op);
         }
-        let state = result["requestState"].as_str().ok_or("no state")?.to_owned();
+        let state = result["requestState"]
+            .as_str()
+            .ok_or("no state")?
+            .to_owned();
         op.max_state = op.max_state.max(state.len());
         op.carried += state.len();
         let answers: serde_json::Map<String, Value> = result["inputRequests"]
             .as_object()
             .ok_or("no questions")?
             .keys()
-            .map(|k| (k.clone(), json!({"action": "accept", "content": {"value": value}})))
+            .map(|k| {
+                (
+                    k.clone(),
+                    json!({"action": "accept", "content": {"value": value}}),
+                )
+            })
             .collect();
         params["inputResponses"] = Value::Object(answers);
         params["requestState"] = Value::String(state);
@@ -131,7 +150,14 @@ async fn operation(svc: &mut McpService, n: usize, per: usize, size: usize) -> R
 
 /// Medians over `reps` runs of about `ms` each: µs per op, µs per request, and the last
 /// op's sizes.
-async fn measure(store: StoreStates, n: usize, per: usize, size: usize, reps: usize, ms: u64) -> Result<(f64, f64, Op), String> {
+async fn measure(
+    store: StoreStates,
+    n: usize,
+    per: usize,
+    size: usize,
+    reps: usize,
+    ms: u64,
+) -> Result<(f64, f64, Op), String> {
     let mut svc = McpService::new(server(store), HttpConfig::default());
     // Warm-up, and the sizes (the same for every op).
     let mut last = operation(&mut svc, n, per, size).await?;
@@ -180,18 +206,28 @@ fn main() {
         .enable_all()
         .build()
         .expect("runtime");
-    println!("answers of {size} B, {per} per round; median of {reps} runs of {ms} ms; server time only\n");
-    println!("| answers | rounds | mode | µs/op | µs/request | largest requestState B | state B carried back per op |");
+    println!(
+        "answers of {size} B, {per} per round; median of {reps} runs of {ms} ms; server time only\n"
+    );
+    println!(
+        "| answers | rounds | mode | µs/op | µs/request | largest requestState B | state B carried back per op |"
+    );
     println!("|--:|--:|---|--:|--:|--:|--:|");
     for &n in &answers {
         let rounds = n.div_ceil(per);
-        for (label, store) in [("inline", StoreStates::Never), ("stored (memory)", StoreStates::Always)] {
+        for (label, store) in [
+            ("inline", StoreStates::Never),
+            ("stored (memory)", StoreStates::Always),
+        ] {
             match rt.block_on(measure(store, n, per, size, reps, ms)) {
                 Ok((op, req, last)) => println!(
                     "| {n} | {rounds} | {label} | {op:.1} | {req:.1} | {} | {} |",
                     last.max_state, last.carried
                 ),
-                Err(e) => println!("| {n} | {rounds} | {label} | fails: {} | | | |", e.chars().take(80).collect::<String>()),
+                Err(e) => println!(
+                    "| {n} | {rounds} | {label} | fails: {} | | | |",
+                    e.chars().take(80).collect::<String>()
+                ),
             }
         }
     }

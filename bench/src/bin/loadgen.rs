@@ -31,8 +31,8 @@ mod legacy;
 mod worker;
 
 use bytes::Bytes;
-use http_body_util::{BodyExt, Full};
 use conn::{Conn, connect};
+use http_body_util::{BodyExt, Full};
 use hyper::Request;
 use serde::Deserialize;
 use serde_json::value::RawValue;

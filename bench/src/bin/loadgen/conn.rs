@@ -62,7 +62,9 @@ impl Conn {
             }
             Self::H2(s) => {
                 let uri = format!("http://{}:{}{}", o.host, o.port, req.uri());
-                *req.uri_mut() = uri.parse().map_err(|e: http::uri::InvalidUri| e.to_string())?;
+                *req.uri_mut() = uri
+                    .parse()
+                    .map_err(|e: http::uri::InvalidUri| e.to_string())?;
                 req.headers_mut().remove("host");
                 s.ready().await.map_err(e)?;
                 s.send_request(req).await.map_err(e)

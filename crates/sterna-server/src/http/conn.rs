@@ -274,7 +274,8 @@ mod tests {
     async fn idle_only_when_nothing_is_in_flight() {
         let a = Arc::new(Activity::default());
         let guard = a.start();
-        let idle = tokio::time::timeout(Duration::from_secs(60), a.idle_for(Duration::from_secs(1)));
+        let idle =
+            tokio::time::timeout(Duration::from_secs(60), a.idle_for(Duration::from_secs(1)));
         assert!(idle.await.is_err(), "a request in flight is not idle");
         drop(guard);
         let idle = tokio::time::timeout(Duration::from_secs(2), a.idle_for(Duration::from_secs(1)));

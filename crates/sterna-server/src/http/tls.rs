@@ -15,7 +15,10 @@ fn protocols(http2: bool) -> Vec<Vec<u8>> {
 }
 
 /// The acceptor for `config`; ALPN filled in when it names no protocol.
-pub(crate) fn acceptor(config: &Arc<rustls::ServerConfig>, http2: bool) -> tokio_rustls::TlsAcceptor {
+pub(crate) fn acceptor(
+    config: &Arc<rustls::ServerConfig>,
+    http2: bool,
+) -> tokio_rustls::TlsAcceptor {
     if !config.alpn_protocols.is_empty() {
         return tokio_rustls::TlsAcceptor::from(config.clone());
     }
@@ -28,7 +31,10 @@ pub(crate) fn acceptor(config: &Arc<rustls::ServerConfig>, http2: bool) -> tokio
 mod tests {
     #[test]
     fn h2_is_offered_first_and_only_when_on() {
-        assert_eq!(super::protocols(true), [b"h2".to_vec(), b"http/1.1".to_vec()]);
+        assert_eq!(
+            super::protocols(true),
+            [b"h2".to_vec(), b"http/1.1".to_vec()]
+        );
         assert_eq!(super::protocols(false), [b"http/1.1".to_vec()]);
     }
 }

@@ -25,9 +25,10 @@ type H2 = hyper::client::conn::http2::SendRequest<Full<Bytes>>;
 /// A prior-knowledge HTTP/2 connection (hyper's client).
 pub async fn h2c(addr: SocketAddr) -> H2 {
     let tcp = TcpStream::connect(addr).await.unwrap();
-    let (sender, conn) = hyper::client::conn::http2::handshake(TokioExecutor::new(), TokioIo::new(tcp))
-        .await
-        .expect("an HTTP/2 handshake");
+    let (sender, conn) =
+        hyper::client::conn::http2::handshake(TokioExecutor::new(), TokioIo::new(tcp))
+            .await
+            .expect("an HTTP/2 handshake");
     tokio::spawn(conn);
     sender
 }
@@ -57,7 +58,11 @@ pub async fn post_h2(h2: &mut H2, addr: SocketAddr, body: &Value) -> (StatusCode
 fn answering(form: ElicitFormParams) -> std::future::Ready<ElicitResult> {
     let mut content = serde_json::Map::new();
     for (name, _) in &form.requested_schema.properties {
-        let v = if name == "region" { json!("eu-west-1") } else { json!(true) };
+        let v = if name == "region" {
+            json!("eu-west-1")
+        } else {
+            json!(true)
+        };
         content.insert(name.clone(), v);
     }
     std::future::ready(ElicitResult::accept(content))
@@ -70,8 +75,12 @@ async fn h2c_and_http1_on_the_same_port() {
     let running = start(server().0, HttpConfig::default(), None).await;
     let addr = running.addr;
     let mut h2 = h2c(addr).await;
-    let (status, version, first) =
-        post_h2(&mut h2, addr, &call(1, "provision_database", json!({"name": "orders"}))).await;
+    let (status, version, first) = post_h2(
+        &mut h2,
+        addr,
+        &call(1, "provision_database", json!({"name": "orders"})),
+    )
+    .await;
     assert_eq!((status, version), (StatusCode::OK, Version::HTTP_2));
     assert_eq!(first["result"]["resultType"], "input_required", "{first}");
     let mut retry = call(2, "provision_database", json!({"name": "orders"}));
@@ -108,7 +117,11 @@ async fn the_client_speaks_h2c_in_both_eras() {
             .call_tool("provision_database", json!({"name": "orders"}))
             .await
             .unwrap();
-        assert_eq!(done.text_content(), "Created orders in eu-west-1", "{era:?}");
+        assert_eq!(
+            done.text_content(),
+            "Created orders in eu-west-1",
+            "{era:?}"
+        );
         let spoken = client.era().await.unwrap();
         match era {
             EraMode::Legacy => assert!(matches!(spoken, Era::Legacy { .. }), "{spoken:?}"),
@@ -194,7 +207,9 @@ mod raw {
     /// A connection past the preface and the settings exchange.
     pub async fn connect(addr: SocketAddr) -> TcpStream {
         let mut tcp = TcpStream::connect(addr).await.unwrap();
-        tcp.write_all(b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n").await.unwrap();
+        tcp.write_all(b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n")
+            .await
+            .unwrap();
         tcp.write_all(&frame(SETTINGS, 0, 0, &[])).await.unwrap();
         loop {
             let (kind, flags, _, _) = read(&mut tcp).await.expect("the server's settings");

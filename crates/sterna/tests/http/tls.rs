@@ -72,7 +72,8 @@ async fn serve_tls_with(pki: &TestPki, h2_only: bool) -> (SocketAddr, tokio::tas
                 let Ok(tls) = acceptor.accept(tcp).await else {
                     return;
                 };
-                let mut builder = hyper_util::server::conn::auto::Builder::new(TokioExecutor::new());
+                let mut builder =
+                    hyper_util::server::conn::auto::Builder::new(TokioExecutor::new());
                 if h2_only {
                     builder = builder.http2_only();
                 }
@@ -224,7 +225,10 @@ async fn tls_connect(
     pki: &TestPki,
     addr: SocketAddr,
     alpn: &[&[u8]],
-) -> (tokio_rustls::client::TlsStream<tokio::net::TcpStream>, Option<Vec<u8>>) {
+) -> (
+    tokio_rustls::client::TlsStream<tokio::net::TcpStream>,
+    Option<Vec<u8>>,
+) {
     let mut roots = rustls::RootCertStore::empty();
     roots.add(CertificateDer::from(pki.ca_der.clone())).unwrap();
     let provider = Arc::new(rustls::crypto::ring::default_provider());
