@@ -40,6 +40,7 @@ pub(crate) enum Protocols {
     /// HTTP/1.1 only (HTTP/2 off, or TLS without `h2` agreed by ALPN).
     Http1,
     /// HTTP/2 only (TLS with `h2` agreed by ALPN).
+    #[cfg_attr(not(feature = "tls"), allow(dead_code, reason = "only under TLS"))]
     Http2,
 }
 

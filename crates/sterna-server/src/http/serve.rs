@@ -165,7 +165,8 @@ impl HttpServer {
     /// Binds `addr` and serves until Ctrl-C or SIGTERM, then shuts down gracefully.
     pub async fn serve(self, addr: SocketAddr) -> io::Result<()> {
         let listener = TcpListener::bind(addr).await?;
-        self.serve_with_shutdown(listener, shutdown_signal()).await
+        self.serve_with_shutdown(listener, listen::shutdown_signal())
+            .await
     }
 
     /// Serves on `listener` until `shutdown` completes; then stops accepting, ends
@@ -229,7 +230,9 @@ impl HttpServer {
             headers: self.headers.clone(),
             text: self.text.clone(),
             plain: build(plain),
+            #[cfg(feature = "tls")]
             http1: build(Protocols::Http1),
+            #[cfg(feature = "tls")]
             http2: build(Protocols::Http2),
             #[cfg(feature = "tls")]
             tls: self.tls.as_ref().map(|t| super::tls::acceptor(t, c.http2)),
@@ -251,7 +254,9 @@ struct Accept {
     /// Connections on a plain socket: HTTP/1.1, or h2c when HTTP/2 is on.
     plain: Arc<auto::Builder<SpanExecutor>>,
     /// Under TLS, what ALPN agreed.
+    #[cfg(feature = "tls")]
     http1: Arc<auto::Builder<SpanExecutor>>,
+    #[cfg(feature = "tls")]
     http2: Arc<auto::Builder<SpanExecutor>>,
     #[cfg(feature = "tls")]
     tls: Option<tokio_rustls::TlsAcceptor>,
@@ -481,26 +486,5 @@ where
             response.headers_mut().append(name, value.clone());
         }
         std::task::Poll::Ready(Ok(response))
-    }
-}
-
-async fn shutdown_signal() {
-    let ctrl_c = async {
-        let _ = tokio::signal::ctrl_c().await;
-    };
-    #[cfg(unix)]
-    let term = async {
-        match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
-            Ok(mut s) => {
-                s.recv().await;
-            }
-            Err(_) => std::future::pending::<()>().await,
-        }
-    };
-    #[cfg(not(unix))]
-    let term = std::future::pending::<()>();
-    tokio::select! {
-        () = ctrl_c => {}
-        () = term => {}
     }
 }
