@@ -12,7 +12,8 @@ servers), pins it to CPU 0 and the load generator to CPU 1 (`taskset`), and meas
 echo and MRTR (2026-07-28), and the 2025-11-25 modes in a session each worker keeps: `legacy` (the
 push flow: tools/call answered as an SSE stream carrying a pushed elicitation/create, the answer
 POSTed on a second connection, the result read from the stream) and `legacy-echo` (an in-session
-echo). sterna serves all four; the 2026 peers (TS SDK 2.x, Python SDK 2.x, rmcp) echo and MRTR; the
+echo), and `mrtr-h2` (MRTR with every worker's requests as streams of one shared prior-knowledge
+HTTP/2 connection, against `mrtr`'s connection per worker). sterna serves all five; the 2026 peers (TS SDK 2.x, Python SDK 2.x, rmcp) echo and MRTR; the
 2025 peers (TS SDK 1.x, Python SDK 1.x, sources in bench/peers/) the legacy modes; the ceiling echo
 only. Per measurement:
 
@@ -59,7 +60,7 @@ ALIASES = {"ts": "ts-sdk", "typescript": "ts-sdk", "py": "py-sdk", "python": "py
            "ts-v1": "ts-sdk-v1", "py-v1": "py-sdk-v1"}
 LABELS = {"sterna": "sterna", "ts-sdk": "TS SDK", "py-sdk": "Python SDK", "rmcp": "rmcp",
           "ceiling": "ceiling (bare hyper)", "ts-sdk-v1": "TS SDK 1.x", "py-sdk-v1": "Python SDK 1.x"}
-MODES = ["echo", "mrtr", "legacy", "legacy-echo"]
+MODES = ["echo", "mrtr", "legacy", "legacy-echo", "mrtr-h2"]
 LEGACY_MODES = ["legacy", "legacy-echo"]
 CONCURRENCIES = [1, 32]
 LOADGEN_SATURATED_PCT = 85.0

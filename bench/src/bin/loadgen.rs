@@ -2,8 +2,12 @@
 //! sessions.
 //!
 //! ```text
-//! loadgen --url http://127.0.0.1:3000/mcp --mode echo|mrtr|single-use|legacy|legacy-echo --concurrency 32 --duration 10 --warmup 2
+//! loadgen --url http://127.0.0.1:3000/mcp --mode echo|mrtr|single-use|legacy|legacy-echo [--h2] --concurrency 32 --duration 10 --warmup 2
 //! ```
+//!
+//! With `--h2` (or a mode named `…-h2`, e.g. `mrtr-h2`) every worker sends its requests as
+//! streams of one shared prior-knowledge HTTP/2 connection (h2c) instead of a connection
+//! of its own.
 //!
 //! C workers, each on its own persistent keep-alive connection, run operations back to
 //! back: `echo` is one `tools/call echo {text}`; `mrtr` is a full MRTR operation —
@@ -19,16 +23,17 @@
 //! Every response is checked (JSON or SSE); a wrong one counts as an error. Prints one
 //! JSON line: ops/s, latency percentiles, errors, and this process's CPU time.
 
+#[path = "loadgen/conn.rs"]
+mod conn;
 #[path = "loadgen/legacy.rs"]
 mod legacy;
 #[path = "loadgen/worker.rs"]
 mod worker;
 
 use bytes::Bytes;
+use conn::{Conn, connect};
 use http_body_util::{BodyExt, Full};
 use hyper::Request;
-use hyper::client::conn::http1::{self, SendRequest};
-use hyper_util::rt::TokioIo;
 use serde::Deserialize;
 use serde_json::value::RawValue;
 use std::collections::BTreeMap;
@@ -103,6 +108,10 @@ struct Opts {
     concurrency: usize,
     duration: Duration,
     warmup: Duration,
+    /// The shared HTTP/2 connection (`--h2`), once open.
+    h2: Option<conn::Shared>,
+    /// HTTP/2 asked for (the mode's name says so in the report).
+    use_h2: bool,
 }
 
 fn parse_args() -> Result<Opts, String> {
@@ -111,6 +120,7 @@ fn parse_args() -> Result<Opts, String> {
     let mut concurrency = 1;
     let mut duration = 10.0;
     let mut warmup = 2.0;
+    let mut use_h2 = false;
     let mut it = std::env::args().skip(1);
     while let Some(a) = it.next() {
         let mut val = || it.next().ok_or(format!("{a} needs a value"));
@@ -120,6 +130,7 @@ fn parse_args() -> Result<Opts, String> {
             "--concurrency" | "-c" => concurrency = val()?.parse().map_err(|e| format!("{e}"))?,
             "--duration" | "-d" => duration = val()?.parse().map_err(|e| format!("{e}"))?,
             "--warmup" => warmup = val()?.parse().map_err(|e| format!("{e}"))?,
+            "--h2" => use_h2 = true,
             other => return Err(format!("unknown argument {other}")),
         }
     }
@@ -129,6 +140,10 @@ fn parse_args() -> Result<Opts, String> {
         .split_once('/')
         .map_or((rest, "/".to_owned()), |(a, p)| (a, format!("/{p}")));
     let (host, port) = authority.rsplit_once(':').ok_or("the URL needs a port")?;
+    if let Some(m) = mode.strip_suffix("-h2") {
+        use_h2 = true;
+        mode = m.to_owned();
+    }
     Ok(Opts {
         host: host.to_owned(),
         port: port.parse().map_err(|e| format!("port: {e}"))?,
@@ -144,6 +159,8 @@ fn parse_args() -> Result<Opts, String> {
         concurrency: concurrency.max(1),
         duration: Duration::from_secs_f64(duration),
         warmup: Duration::from_secs_f64(warmup),
+        h2: None,
+        use_h2,
     })
 }
 
@@ -201,24 +218,7 @@ fn message(content_type: &str, body: &[u8]) -> Option<Vec<u8>> {
     last
 }
 
-struct Conn {
-    sender: SendRequest<Full<Bytes>>,
-}
-
-async fn connect(o: &Opts) -> Result<Conn, String> {
-    let tcp = tokio::net::TcpStream::connect((o.host.as_str(), o.port))
-        .await
-        .map_err(|e| e.to_string())?;
-    let _ = tcp.set_nodelay(true);
-    let (sender, conn) = http1::handshake(TokioIo::new(tcp))
-        .await
-        .map_err(|e| e.to_string())?;
-    tokio::spawn(conn);
-    Ok(Conn { sender })
-}
-
 async fn post(c: &mut Conn, o: &Opts, name: &str, body: String) -> Result<Vec<u8>, String> {
-    c.sender.ready().await.map_err(|e| e.to_string())?;
     let req = Request::post(&o.path)
         .header("host", format!("{}:{}", o.host, o.port))
         .header("content-type", "application/json")
@@ -228,11 +228,7 @@ async fn post(c: &mut Conn, o: &Opts, name: &str, body: String) -> Result<Vec<u8
         .header("mcp-name", name)
         .body(Full::new(Bytes::from(body)))
         .map_err(|e| e.to_string())?;
-    let resp = c
-        .sender
-        .send_request(req)
-        .await
-        .map_err(|e| e.to_string())?;
+    let resp = c.send(o, req).await?;
     let ct = resp
         .headers()
         .get("content-type")
@@ -360,7 +356,7 @@ fn percentile(sorted: &[u32], p: f64) -> f64 {
 }
 
 fn main() {
-    let o = match parse_args() {
+    let mut o = match parse_args() {
         Ok(o) => o,
         Err(e) => {
             eprintln!("loadgen: {e}");
@@ -371,6 +367,15 @@ fn main() {
         .enable_all()
         .build()
         .expect("runtime");
+    if o.use_h2 {
+        match rt.block_on(conn::shared(&o)) {
+            Ok(h2) => o.h2 = Some(h2),
+            Err(e) => {
+                eprintln!("loadgen: no HTTP/2 connection: {e}");
+                std::process::exit(1);
+            }
+        }
+    }
     let (tallies, cpu) = rt.block_on(async {
         let start = Instant::now();
         let measure_from = start + o.warmup;
@@ -400,7 +405,8 @@ fn main() {
     }
     let secs = o.duration.as_secs_f64();
     let line = serde_json::json!({
-        "mode": o.mode.name(),
+        "mode": if o.use_h2 { format!("{}-h2", o.mode.name()) } else { o.mode.name().to_owned() },
+        "http": if o.use_h2 { "2 (one shared h2c connection)" } else { "1.1 (a connection per worker)" },
         "concurrency": o.concurrency,
         "duration_s": secs,
         "ops": ops,

@@ -113,7 +113,8 @@ fn pem_certificates(_pem: &[u8]) -> Result<Vec<Vec<u8>>, TlsError> {
 }
 
 /// The connector over `http` that trusts `roots` for HTTPS (with the `tls` feature;
-/// without it, `http` itself: plain HTTP only).
+/// without it, `http` itself: plain HTTP only). Over TLS it offers `h2` and `http/1.1` by
+/// ALPN; a client built on it speaks HTTP/2 where the server agrees to.
 #[cfg(feature = "tls")]
 pub fn connector(mut http: HttpConnector, roots: &TlsRoots) -> Result<Connector, TlsError> {
     use std::sync::Arc;
@@ -127,7 +128,7 @@ pub fn connector(mut http: HttpConnector, roots: &TlsRoots) -> Result<Connector,
     Ok(hyper_rustls::HttpsConnectorBuilder::new()
         .with_tls_config(tls)
         .https_or_http()
-        .enable_http1()
+        .enable_all_versions()
         .wrap_connector(http))
 }
 

@@ -89,7 +89,6 @@ async fn send(
     session: Option<&str>,
     body: String,
 ) -> Result<(StatusCode, HeaderMap, Messages), String> {
-    c.sender.ready().await.map_err(|e| e.to_string())?;
     let mut req = Request::builder()
         .method(method)
         .uri(&o.path)
@@ -104,11 +103,7 @@ async fn send(
     let req = req
         .body(Full::new(Bytes::from(body)))
         .map_err(|e| e.to_string())?;
-    let resp = c
-        .sender
-        .send_request(req)
-        .await
-        .map_err(|e| e.to_string())?;
+    let resp = c.send(o, req).await?;
     let (parts, body) = resp.into_parts();
     let is_sse = parts
         .headers

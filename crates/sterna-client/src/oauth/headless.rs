@@ -37,7 +37,7 @@ impl HeadlessRedirect {
     }
 
     async fn run(&self, request: &AuthorizationRequest) -> Result<AuthorizationResponse, UiError> {
-        let client = HttpClient::new(&self.roots).map_err(|e| {
+        let client = HttpClient::new(&self.roots, false).map_err(|e| {
             UiError::Http(HttpFailure::Transport {
                 url: request.url.clone(),
                 source: e,

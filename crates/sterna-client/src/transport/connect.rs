@@ -21,7 +21,9 @@ impl From<sterna_net::TlsError> for TransportError {
     }
 }
 
-/// A pooled HTTP/1.1 client (HTTPS too with the `tls` feature). Cheap to clone.
+/// A pooled HTTP client (HTTPS too with the `tls` feature): HTTP/2 where ALPN agrees on
+/// it, or on every connection with prior knowledge (h2c); HTTP/1.1 otherwise. Cheap to
+/// clone.
 #[derive(Clone)]
 pub(crate) struct HttpClient {
     inner: Client<sterna_net::Connector, Full<Bytes>>,
@@ -34,13 +36,15 @@ impl std::fmt::Debug for HttpClient {
 }
 
 impl HttpClient {
-    /// A client trusting `roots` for HTTPS.
-    pub(crate) fn new(roots: &TlsRoots) -> Result<Self, TransportError> {
+    /// A client trusting `roots` for HTTPS; `http2_only`: every connection speaks HTTP/2
+    /// from its first byte (prior knowledge: h2c on `http://`).
+    pub(crate) fn new(roots: &TlsRoots, http2_only: bool) -> Result<Self, TransportError> {
         let mut http = HttpConnector::new();
         http.set_nodelay(true);
         let connector = sterna_net::connector(http, roots)?;
         let inner = Client::builder(TokioExecutor::new())
             .pool_max_idle_per_host(64)
+            .http2_only(http2_only)
             .build(connector);
         Ok(Self { inner })
     }

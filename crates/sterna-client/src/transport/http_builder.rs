@@ -24,6 +24,7 @@ pub struct HttpTransportBuilder {
     roots: TlsRoots,
     extra: Vec<(String, String)>,
     max_response: usize,
+    http2_prior_knowledge: bool,
     #[cfg(feature = "oauth")]
     oauth: Option<crate::oauth::OAuth>,
 }
@@ -36,6 +37,7 @@ impl HttpTransport {
             roots: TlsRoots::default(),
             extra: Vec::new(),
             max_response: 16 * 1024 * 1024,
+            http2_prior_knowledge: false,
             #[cfg(feature = "oauth")]
             oauth: None,
         }
@@ -53,6 +55,16 @@ impl HttpTransportBuilder {
     /// an SSE stream carries for one request. Larger answers fail the request.
     pub fn max_response(mut self, bytes: usize) -> Self {
         self.max_response = bytes;
+        self
+    }
+
+    /// Speaks HTTP/2 from the first byte of every connection, without asking (prior
+    /// knowledge): h2c on `http://`, and HTTP/2 only on `https://` (a server whose ALPN
+    /// does not agree on `h2` then fails). Requests share one connection as streams.
+    /// Without it the transport speaks HTTP/1.1 on `http://`, and on `https://` HTTP/2
+    /// when the server agrees by ALPN (HTTP/1.1 otherwise).
+    pub fn http2_prior_knowledge(mut self) -> Self {
+        self.http2_prior_knowledge = true;
         self
     }
 
@@ -106,7 +118,7 @@ impl HttpTransportBuilder {
             extra.append(n, v);
         }
         Ok(HttpTransport {
-            client: HttpClient::new(&self.roots)?,
+            client: HttpClient::new(&self.roots, self.http2_prior_knowledge)?,
             url,
             extra,
             max_response: self.max_response,

@@ -26,9 +26,13 @@ pub enum OriginPolicy {
 /// | [`header_timeout`](Self::header_timeout) | 30 s to send the headers | connection closed |
 /// | [`body_timeout`](Self::body_timeout) | 30 s to send the whole body | 408, connection closed |
 /// | [`max_connections`](Self::max_connections) | [`DEFAULT_MAX_CONNECTIONS`] (1024), at most ¾ of `ulimit -n` | waits in the accept queue |
+/// | [`http2_max_streams`](Self::http2_max_streams) | 100 streams open at once per HTTP/2 connection | `RST_STREAM(REFUSED_STREAM)` |
+/// | [`max_header_list`](Self::max_header_list) | 16 KiB of HTTP/2 headers per request | stream refused |
 ///
-/// The header deadline and the connection limit are [`HttpServer`](super::HttpServer)'s;
-/// the others hold wherever [`McpService`](super::McpService) is mounted.
+/// The header deadline (on HTTP/2: the idle deadline of a connection with no stream
+/// open), the connection limit and the HTTP/2 settings are
+/// [`HttpServer`](super::HttpServer)'s; the others hold wherever
+/// [`McpService`](super::McpService) is mounted, per request, so per HTTP/2 stream too.
 #[derive(Debug, Clone)]
 pub struct HttpConfig {
     pub(crate) origins: OriginPolicy,
@@ -41,6 +45,9 @@ pub struct HttpConfig {
     pub(crate) header_timeout: Duration,
     pub(crate) body_timeout: Option<Duration>,
     pub(crate) max_connections: Option<usize>,
+    pub(crate) http2: bool,
+    pub(crate) http2_max_streams: u32,
+    pub(crate) max_header_list: u32,
 }
 
 /// The most connections [`HttpServer`](super::HttpServer) serves at once by default (also
@@ -59,6 +66,9 @@ impl Default for HttpConfig {
             header_timeout: Duration::from_secs(30),
             body_timeout: Some(Duration::from_secs(30)),
             max_connections: None,
+            http2: true,
+            http2_max_streams: 100,
+            max_header_list: 16 * 1024,
         }
     }
 }
@@ -125,6 +135,31 @@ impl HttpConfig {
     /// is used as it is (at least 1).
     pub fn max_connections(mut self, n: usize) -> Self {
         self.max_connections = Some(n.max(1));
+        self
+    }
+
+    /// Whether [`HttpServer`](super::HttpServer) speaks HTTP/2 (default yes): prior-knowledge
+    /// h2c on a plain socket (told apart from HTTP/1.1 by the client's first bytes), and
+    /// `h2` offered by ALPN under [`tls`](super::HttpServer::tls). Off: HTTP/1.1 only.
+    pub fn http2(mut self, on: bool) -> Self {
+        self.http2 = on;
+        self
+    }
+
+    /// The most streams (requests) one HTTP/2 connection may have open at once, announced
+    /// in its settings; more are refused with `RST_STREAM(REFUSED_STREAM)`. Default 100
+    /// (RFC 9113's recommended minimum), at least 1. With
+    /// [`max_connections`](Self::max_connections) it bounds the requests served at once.
+    pub fn http2_max_streams(mut self, n: u32) -> Self {
+        self.http2_max_streams = n.max(1);
+        self
+    }
+
+    /// The largest header list of an HTTP/2 request, in bytes as HTTP/2 counts them (names
+    /// and values plus 32 per field), announced in the connection's settings; a larger one
+    /// is refused. Default 16 KiB, at least 1 KiB.
+    pub fn max_header_list(mut self, bytes: u32) -> Self {
+        self.max_header_list = bytes.max(1024);
         self
     }
 }

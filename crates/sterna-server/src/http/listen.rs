@@ -1,6 +1,6 @@
-//! The accept loop's guards: how many connections are served at once, and what happens
+//! The accept loop's guards: how many connections are served at once, what happens
 //! when `accept` fails (out of file descriptors: back off, and log once per interval
-//! instead of on every attempt).
+//! instead of on every attempt), and the signals that stop it.
 
 use std::io;
 use std::time::Duration;
@@ -93,6 +93,28 @@ impl AcceptErrors {
     /// An `accept` succeeded: the next failure starts with a short pause again.
     pub(crate) fn succeeded(&mut self) {
         self.pause = None;
+    }
+}
+
+/// Completes on Ctrl-C or SIGTERM.
+pub(crate) async fn shutdown_signal() {
+    let ctrl_c = async {
+        let _ = tokio::signal::ctrl_c().await;
+    };
+    #[cfg(unix)]
+    let term = async {
+        match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
+            Ok(mut s) => {
+                s.recv().await;
+            }
+            Err(_) => std::future::pending::<()>().await,
+        }
+    };
+    #[cfg(not(unix))]
+    let term = std::future::pending::<()>();
+    tokio::select! {
+        () = ctrl_c => {}
+        () = term => {}
     }
 }
 

@@ -12,6 +12,8 @@
 //! * A client that disconnects cancels its request; `Mcp-Session-Id` is ignored.
 //! * The HTTP checks (origin, content type, accept, body size, time) are
 //!   [layers], usable on their own; [`McpService`] stacks them in front of the endpoint.
+//! * [`HttpServer`] speaks HTTP/1.1 and HTTP/2 on one port (prior-knowledge h2c, or ALPN
+//!   when it terminates TLS with [`HttpServer::tls`]); every bound holds per HTTP/2 stream.
 //! * [`AuthLayer`] turns credentials into the [`Principal`](crate::server::Principal)
 //!   every `requestState` is bound to: fixed tokens, JWT access tokens or introspection,
 //!   with scopes, challenges and protected-resource metadata (see [`auth`]).
@@ -20,6 +22,7 @@ pub mod auth;
 mod body;
 mod caller;
 mod config;
+mod conn;
 mod era;
 mod headers;
 pub mod layers;
@@ -31,6 +34,8 @@ mod request_body;
 mod respond;
 mod serve;
 mod service;
+#[cfg(feature = "tls")]
+mod tls;
 
 pub use auth::{AuthError, AuthLayer, AuthService, Authenticator, BearerTokens};
 pub use body::McpBody;

@@ -2,12 +2,12 @@
 
 use super::auth::AuthLayer;
 use super::config::HttpConfig;
+use super::conn::{self, Activity, Counted, Http2Limits, Protocols, SpanExecutor};
 use super::listen;
 use super::service::McpService;
 use crate::server::Server;
 use hyper::body::Incoming;
-use hyper_util::rt::{TokioIo, TokioTimer};
-use hyper_util::server::graceful::GracefulShutdown;
+use hyper_util::server::conn::auto;
 use hyper_util::service::TowerToHyperService;
 use std::future::Future;
 use std::io;
@@ -16,9 +16,13 @@ use std::sync::Arc;
 use std::time::Duration;
 use tokio::net::TcpListener;
 use tokio::sync::{OwnedSemaphorePermit, Semaphore};
+use tokio_util::sync::CancellationToken;
 use tower_layer::Layer;
 
-/// Serves a [`Server`] over Streamable HTTP on one path (default `/mcp`).
+/// Serves a [`Server`] over Streamable HTTP on one path (default `/mcp`), in HTTP/1.1 and
+/// HTTP/2 on the same port: prior-knowledge h2c on a plain socket (told apart by the
+/// client's first bytes), or, with [`tls`](Self::tls), whichever ALPN agrees (`h2`,
+/// `http/1.1`). See [`HttpConfig`] for the bounds (they hold per HTTP/2 stream too).
 ///
 /// ```no_run
 /// # async fn run(server: sterna_server::Server) -> std::io::Result<()> {
@@ -35,6 +39,8 @@ pub struct HttpServer {
     auth: Option<AuthLayer>,
     headers: Arc<http::HeaderMap>,
     text: Option<Arc<TextRoute>>,
+    #[cfg(feature = "tls")]
+    tls: Option<Arc<rustls::ServerConfig>>,
 }
 
 /// A plain document served on GET next to the endpoint (see [`HttpServer::text_route`]).
@@ -63,6 +69,8 @@ impl HttpServer {
             auth: None,
             headers: Arc::default(),
             text: None,
+            #[cfg(feature = "tls")]
+            tls: None,
         }
     }
 
@@ -129,6 +137,17 @@ impl HttpServer {
         self
     }
 
+    /// Terminates TLS with `config` (rustls): every connection starts with a TLS handshake
+    /// (bounded by the [header deadline](HttpConfig::header_timeout)), then speaks what
+    /// ALPN agreed: `h2` (HTTP/2) or `http/1.1` (also when the client offers no ALPN). A
+    /// config without ALPN protocols gets `h2` and `http/1.1` (only `http/1.1` with
+    /// [`HttpConfig::http2`] off); one with its own list keeps it.
+    #[cfg(feature = "tls")]
+    pub fn tls(mut self, config: Arc<rustls::ServerConfig>) -> Self {
+        self.tls = Some(config);
+        self
+    }
+
     /// Authenticates every request.
     pub fn auth(mut self, layer: AuthLayer) -> Self {
         self.auth = Some(layer);
@@ -146,7 +165,8 @@ impl HttpServer {
     /// Binds `addr` and serves until Ctrl-C or SIGTERM, then shuts down gracefully.
     pub async fn serve(self, addr: SocketAddr) -> io::Result<()> {
         let listener = TcpListener::bind(addr).await?;
-        self.serve_with_shutdown(listener, shutdown_signal()).await
+        self.serve_with_shutdown(listener, listen::shutdown_signal())
+            .await
     }
 
     /// Serves on `listener` until `shutdown` completes; then stops accepting, ends
@@ -170,17 +190,7 @@ impl HttpServer {
         // Says at startup (in the log) when single-use tools cannot be protected.
         let _ = server.check_single_use().await;
         let limit = listen::connection_limit(self.config.max_connections);
-        let header_timeout = self.config.header_timeout;
-        let accept = Accept {
-            path: self.path.clone(),
-            auth: self.auth.clone(),
-            headers: self.headers.clone(),
-            text: self.text.clone(),
-            mcp: self.into_service(),
-            permits: Arc::new(Semaphore::new(limit)),
-            header_timeout,
-            graceful: GracefulShutdown::new(),
-        };
+        let accept = Arc::new(self.accept(limit));
         tracing::debug!(max_connections = limit, "serving");
         let mut shutdown = std::pin::pin!(shutdown);
         tokio::select! {
@@ -189,13 +199,48 @@ impl HttpServer {
         }
         drop(listener);
         server.close_subscriptions();
+        accept.shutdown.cancel();
+        // Every connection holds a permit until it has ended.
+        let all = u32::try_from(limit).unwrap_or(u32::MAX);
         tokio::select! {
-            () = accept.graceful.shutdown() => {}
+            _ = accept.permits.acquire_many(all) => {}
             () = tokio::time::sleep(Duration::from_secs(30)) => {
                 tracing::warn!("requests still in flight after 30 s; stopping anyway");
             }
         }
         Ok(())
+    }
+
+    /// The accept loop's settings.
+    fn accept(self, limit: usize) -> Accept {
+        let c = &self.config;
+        let limits = Http2Limits {
+            max_streams: c.http2_max_streams,
+            max_header_list: c.max_header_list,
+        };
+        let plain = if c.http2 {
+            Protocols::Detect
+        } else {
+            Protocols::Http1
+        };
+        let build = |p| Arc::new(conn::builder(p, c.header_timeout, limits));
+        Accept {
+            path: self.path.clone(),
+            auth: self.auth.clone(),
+            headers: self.headers.clone(),
+            text: self.text.clone(),
+            plain: build(plain),
+            #[cfg(feature = "tls")]
+            http1: build(Protocols::Http1),
+            #[cfg(feature = "tls")]
+            http2: build(Protocols::Http2),
+            #[cfg(feature = "tls")]
+            tls: self.tls.as_ref().map(|t| super::tls::acceptor(t, c.http2)),
+            header_timeout: c.header_timeout,
+            permits: Arc::new(Semaphore::new(limit)),
+            shutdown: CancellationToken::new(),
+            mcp: self.into_service(),
+        }
     }
 }
 
@@ -206,15 +251,26 @@ struct Accept {
     headers: Arc<http::HeaderMap>,
     text: Option<Arc<TextRoute>>,
     mcp: McpService,
+    /// Connections on a plain socket: HTTP/1.1, or h2c when HTTP/2 is on.
+    plain: Arc<auto::Builder<SpanExecutor>>,
+    /// Under TLS, what ALPN agreed.
+    #[cfg(feature = "tls")]
+    http1: Arc<auto::Builder<SpanExecutor>>,
+    #[cfg(feature = "tls")]
+    http2: Arc<auto::Builder<SpanExecutor>>,
+    #[cfg(feature = "tls")]
+    tls: Option<tokio_rustls::TlsAcceptor>,
+    /// The header deadline: also a connection's idle deadline and the TLS handshake's.
+    header_timeout: Duration,
     /// One per connection served; the others wait in the listener's queue.
     permits: Arc<Semaphore>,
-    header_timeout: Duration,
-    graceful: GracefulShutdown,
+    /// Cancelled at shutdown: every connection shuts down gracefully.
+    shutdown: CancellationToken,
 }
 
 impl Accept {
     /// Accepts connections for ever (the caller stops it), each with a permit.
-    async fn run(&self, listener: &TcpListener) {
+    async fn run(self: &Arc<Self>, listener: &TcpListener) {
         let mut errors = listen::AcceptErrors::default();
         let mut full = listen::Throttle::default();
         loop {
@@ -242,8 +298,24 @@ impl Accept {
         }
     }
 
-    fn serve(&self, stream: tokio::net::TcpStream, peer: SocketAddr, permit: OwnedSemaphorePermit) {
+    fn serve(
+        self: &Arc<Self>,
+        stream: tokio::net::TcpStream,
+        peer: SocketAddr,
+        permit: OwnedSemaphorePermit,
+    ) {
         let _ = stream.set_nodelay(true);
+        let me = self.clone();
+        // In the caller's span: its fields (a replica name) tag every message.
+        tokio::spawn(tracing::Instrument::in_current_span(async move {
+            me.connection(stream, peer).await;
+            drop(permit);
+        }));
+    }
+
+    /// One connection, from its first byte (or TLS handshake) to its end.
+    async fn connection(&self, stream: tokio::net::TcpStream, peer: SocketAddr) {
+        let activity = Arc::new(Activity::default());
         let routed = Routed {
             path: self.path.clone(),
             inner: self.mcp.clone(),
@@ -251,19 +323,24 @@ impl Accept {
             text: self.text.clone(),
             peer,
         };
-        let service = TowerToHyperService::new(auth_or_plain(self.auth.as_ref(), routed));
-        let conn = hyper::server::conn::http1::Builder::new()
-            .timer(TokioTimer::new())
-            .header_read_timeout(self.header_timeout)
-            .serve_connection(TokioIo::new(stream), service);
-        let conn = self.graceful.watch(conn);
-        // In the caller's span: its fields (a replica name) tag every message.
-        tokio::spawn(tracing::Instrument::in_current_span(async move {
-            if let Err(e) = conn.await {
-                tracing::debug!(error = %e, "connection ended with an error");
-            }
-            drop(permit);
-        }));
+        let service = TowerToHyperService::new(Counted {
+            inner: auth_or_plain(self.auth.as_ref(), routed),
+            activity: activity.clone(),
+        });
+        let (idle, stop) = (self.header_timeout, self.shutdown.clone());
+        #[cfg(feature = "tls")]
+        if let Some(acceptor) = &self.tls {
+            let tls = tokio::time::timeout(self.header_timeout, acceptor.accept(stream));
+            let tls = match tls.await {
+                Ok(Ok(tls)) => tls,
+                Ok(Err(e)) => return tracing::debug!(error = %e, "TLS handshake failed"),
+                Err(_) => return tracing::debug!("TLS handshake not completed in time"),
+            };
+            let h2 = tls.get_ref().1.alpn_protocol() == Some(b"h2");
+            let builder = if h2 { &self.http2 } else { &self.http1 };
+            return conn::drive(builder, tls, service, activity, idle, stop).await;
+        }
+        conn::drive(&self.plain, stream, service, activity, idle, stop).await;
     }
 }
 
@@ -284,8 +361,12 @@ fn auth_or_plain(auth: Option<&AuthLayer>, routed: Routed) -> Either {
 
 type Authed = super::auth::AuthService<Routed>;
 
+/// What hyper serves on one connection.
+pub(super) type ConnService = TowerToHyperService<Counted<Either>>;
+
+/// The service of one connection, with or without authentication.
 #[derive(Clone)]
-enum Either {
+pub(super) enum Either {
     Plain(Routed),
     Auth(Authed),
     WithMetadata(super::auth::MetadataService<Authed>),
@@ -324,7 +405,7 @@ impl tower_service::Service<http::Request<Incoming>> for Either {
 
 /// Answers the endpoint path; 404 elsewhere.
 #[derive(Clone)]
-struct Routed {
+pub(super) struct Routed {
     path: Arc<str>,
     inner: McpService,
     headers: Arc<http::HeaderMap>,
@@ -382,7 +463,7 @@ where
 
 pin_project_lite::pin_project! {
     /// An answer with the server's extra response headers added.
-    struct WithHeaders<F> {
+    pub(super) struct WithHeaders<F> {
         #[pin]
         inner: F,
         headers: Arc<http::HeaderMap>,
@@ -405,26 +486,5 @@ where
             response.headers_mut().append(name, value.clone());
         }
         std::task::Poll::Ready(Ok(response))
-    }
-}
-
-async fn shutdown_signal() {
-    let ctrl_c = async {
-        let _ = tokio::signal::ctrl_c().await;
-    };
-    #[cfg(unix)]
-    let term = async {
-        match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
-            Ok(mut s) => {
-                s.recv().await;
-            }
-            Err(_) => std::future::pending::<()>().await,
-        }
-    };
-    #[cfg(not(unix))]
-    let term = std::future::pending::<()>();
-    tokio::select! {
-        () = ctrl_c => {}
-        () = term => {}
     }
 }

@@ -10,6 +10,7 @@ mod fixture;
 mod auth;
 mod deadlines;
 mod endpoint;
+mod h2;
 mod hardening;
 mod idp;
 mod introspection;

@@ -60,7 +60,8 @@ where
     }
 
     fn call(&mut self, req: Request<B>) -> Self::Future {
-        if allowed(&self.policy, req.headers()) {
+        // HTTP/2 carries the host as `:authority` (in the URI), with no `Host` header.
+        if allowed(&self.policy, req.headers(), req.uri().host()) {
             Either::Right(self.inner.call(req))
         } else {
             refuse(
@@ -72,16 +73,19 @@ where
     }
 }
 
-fn allowed(policy: &OriginPolicy, headers: &HeaderMap) -> bool {
+fn allowed(policy: &OriginPolicy, headers: &HeaderMap, authority: Option<&str>) -> bool {
     let origin = headers.get(ORIGIN).map(|o| o.to_str().unwrap_or("\u{0}"));
     match policy {
         OriginPolicy::DangerousAny => true,
         OriginPolicy::Allow(list) => origin.is_none_or(|o| list.iter().any(|a| a == o)),
         OriginPolicy::Localhost => {
+            // Every host named (`Host`, and the URI's authority: HTTP/2's `:authority`,
+            // or an absolute-form HTTP/1.1 target) must be local.
             let host_ok = headers
                 .get(HOST)
                 .and_then(|h| h.to_str().ok())
-                .is_none_or(is_local_host);
+                .is_none_or(is_local_host)
+                && authority.is_none_or(is_local_host);
             // `Origin: null` (sandboxed frames, `file:` pages, cross-origin redirects)
             // names no host, so it is not local: refused.
             let origin_ok = origin.is_none_or(|o| origin_host(o).is_some_and(is_local_host));

@@ -157,6 +157,8 @@ where
     }
 
     fn call(&mut self, req: Request<B>) -> Self::Future {
+        // HTTP/2 has no `Connection` header: the 408 ends the stream, not the connection.
+        let close = req.version() < http::Version::HTTP_2;
         let arrived = Arc::new(AtomicBool::new(req.body().is_end_stream()));
         let watched = arrived.clone();
         let req = req.map(|body| TimedBody {
@@ -170,6 +172,7 @@ where
             limit: self.limit,
             sleep: None,
             arrived,
+            close,
         }
     }
 }
@@ -185,6 +188,7 @@ pin_project_lite::pin_project! {
         #[pin]
         sleep: Option<Sleep>,
         arrived: Arc<AtomicBool>,
+        close: bool,
     }
 }
 
@@ -213,7 +217,7 @@ where
             .is_some_and(|sleep| sleep.poll(cx).is_ready());
         if expired {
             if !me.arrived.load(Ordering::Acquire) {
-                return Poll::Ready(Ok(body_timed_out()));
+                return Poll::Ready(Ok(body_timed_out(*me.close)));
             }
             me.sleep.set(None);
         }
@@ -221,15 +225,18 @@ where
     }
 }
 
-/// The 408 of a body that did not arrive in time; the connection is not reused.
-fn body_timed_out<R: From<Bytes>>() -> Response<R> {
+/// The 408 of a body that did not arrive in time; on HTTP/1 the connection is not reused
+/// (`close`), on HTTP/2 only the stream ends.
+fn body_timed_out<R: From<Bytes>>(close: bool) -> Response<R> {
     let mut r = refusal(
         Refusal::BodyTimeout,
         StatusCode::REQUEST_TIMEOUT,
         "Request body not received in time",
     );
-    r.headers_mut()
-        .insert(CONNECTION, HeaderValue::from_static("close"));
+    if close {
+        r.headers_mut()
+            .insert(CONNECTION, HeaderValue::from_static("close"));
+    }
     r
 }
 

@@ -1,0 +1,285 @@
+//! One accepted connection of [`HttpServer`](super::HttpServer): HTTP/1.1 or HTTP/2
+//! (prior-knowledge h2c told apart by its preface on a plain socket, or chosen by ALPN
+//! under TLS), with the same bounds whichever it speaks.
+//!
+//! * **Idle connections** close after the header deadline: a connection that has no
+//!   request in flight (no stream open, no response body still being sent) for
+//!   `header_timeout` is shut down gracefully. On HTTP/1.1 hyper's header-read timeout
+//!   does the same; on HTTP/2, where hyper has none, this watchdog is the only one, and it
+//!   also covers a socket that never sends its first byte (before the protocol is known).
+//! * **HTTP/2 streams** are bounded per connection: at most
+//!   [`http2_max_streams`](super::HttpConfig::http2_max_streams) open at once (more are
+//!   refused with `RST_STREAM(REFUSED_STREAM)`), header lists of at most
+//!   [`max_header_list`](super::HttpConfig::max_header_list) bytes, and reset floods cut
+//!   off with `GOAWAY(ENHANCE_YOUR_CALM)` (streams the client resets before they are
+//!   served, and streams the server has to reset for the client's errors). Body size and
+//!   time are per request ([`McpService`](super::McpService)'s layers), so they hold per
+//!   stream.
+
+use hyper_util::rt::{TokioIo, TokioTimer};
+use hyper_util::server::conn::auto;
+use std::pin::Pin;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::task::{Context, Poll};
+use std::time::Duration;
+use tokio::sync::Notify;
+use tokio_util::sync::CancellationToken;
+
+/// Streams a client may reset before the server has served them, before `GOAWAY`
+/// (the "rapid reset" attack).
+const MAX_PENDING_RESETS: usize = 20;
+/// Streams the server may reset for the client's protocol errors, before `GOAWAY`.
+const MAX_ERROR_RESETS: usize = 64;
+
+/// Which protocols a connection may speak.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Protocols {
+    /// HTTP/1.1, or HTTP/2 when the client starts with its preface (plain sockets).
+    Detect,
+    /// HTTP/1.1 only (HTTP/2 off, or TLS without `h2` agreed by ALPN).
+    Http1,
+    /// HTTP/2 only (TLS with `h2` agreed by ALPN).
+    #[cfg_attr(not(feature = "tls"), allow(dead_code, reason = "only under TLS"))]
+    Http2,
+}
+
+/// The HTTP/2 bounds of a connection.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Http2Limits {
+    pub(crate) max_streams: u32,
+    pub(crate) max_header_list: u32,
+}
+
+/// The connection builder: HTTP/1.1 with the header deadline, HTTP/2 with its bounds.
+pub(crate) fn builder(
+    protocols: Protocols,
+    header_timeout: Duration,
+    limits: Http2Limits,
+) -> auto::Builder<SpanExecutor> {
+    let mut b = auto::Builder::new(SpanExecutor);
+    b.http1()
+        .timer(TokioTimer::new())
+        .header_read_timeout(header_timeout);
+    b.http2()
+        .timer(TokioTimer::new())
+        .max_concurrent_streams(limits.max_streams)
+        .max_header_list_size(limits.max_header_list)
+        .max_pending_accept_reset_streams(MAX_PENDING_RESETS)
+        .max_local_error_reset_streams(MAX_ERROR_RESETS);
+    match protocols {
+        Protocols::Detect => b,
+        Protocols::Http1 => b.http1_only(),
+        Protocols::Http2 => b.http2_only(),
+    }
+}
+
+/// Runs HTTP/2 stream tasks in the span of the connection that opened them.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct SpanExecutor;
+
+impl<F> hyper::rt::Executor<F> for SpanExecutor
+where
+    F: std::future::Future + Send + 'static,
+    F::Output: Send + 'static,
+{
+    fn execute(&self, fut: F) {
+        tokio::spawn(tracing::Instrument::in_current_span(fut));
+    }
+}
+
+/// Serves one connection until it ends; shut down gracefully (streams in flight finish)
+/// when `shutdown` is cancelled or the connection has been idle for `idle`.
+pub(crate) async fn drive<I>(
+    builder: &auto::Builder<SpanExecutor>,
+    io: I,
+    service: super::serve::ConnService,
+    activity: Arc<Activity>,
+    idle: Duration,
+    shutdown: CancellationToken,
+) where
+    I: tokio::io::AsyncRead + tokio::io::AsyncWrite + Unpin + Send + 'static,
+{
+    let conn = builder.serve_connection(TokioIo::new(io), service);
+    let mut conn = std::pin::pin!(conn);
+    let mut closing = false;
+    loop {
+        tokio::select! {
+            ended = conn.as_mut() => {
+                if let Err(e) = ended {
+                    tracing::debug!(error = %e, "connection ended with an error");
+                }
+                return;
+            }
+            () = shutdown.cancelled(), if !closing => {
+                closing = true;
+                conn.as_mut().graceful_shutdown();
+            }
+            () = activity.idle_for(idle), if !closing => {
+                tracing::debug!("idle connection closed");
+                closing = true;
+                conn.as_mut().graceful_shutdown();
+            }
+        }
+    }
+}
+
+/// The requests in flight on one connection, counted from the call to the end (or drop)
+/// of the response body.
+#[derive(Debug, Default)]
+pub(crate) struct Activity {
+    active: AtomicUsize,
+    /// Signalled when the count falls to zero.
+    quiet: Notify,
+}
+
+impl Activity {
+    /// A request starts; it counts until the guard is dropped.
+    pub(crate) fn start(self: &Arc<Self>) -> ActiveGuard {
+        self.active.fetch_add(1, Ordering::AcqRel);
+        ActiveGuard(self.clone())
+    }
+
+    /// Completes once no request has been in flight for `idle` in a row.
+    async fn idle_for(&self, idle: Duration) {
+        loop {
+            // A stored permit (a request that ended meanwhile) restarts the clock.
+            let quiet = self.quiet.notified();
+            if self.active.load(Ordering::Acquire) > 0 {
+                quiet.await;
+                continue;
+            }
+            tokio::select! {
+                () = tokio::time::sleep(idle) => {
+                    if self.active.load(Ordering::Acquire) == 0 {
+                        return;
+                    }
+                }
+                () = quiet => {}
+            }
+        }
+    }
+}
+
+/// One request in flight (see [`Activity`]).
+#[derive(Debug)]
+pub(crate) struct ActiveGuard(Arc<Activity>);
+
+impl Drop for ActiveGuard {
+    fn drop(&mut self) {
+        if self.0.active.fetch_sub(1, Ordering::AcqRel) == 1 {
+            self.0.quiet.notify_one();
+        }
+    }
+}
+
+pin_project_lite::pin_project! {
+    /// A response body that keeps its request counted as in flight until it ends.
+    pub(crate) struct Tracked<B> {
+        #[pin]
+        inner: B,
+        guard: Option<ActiveGuard>,
+    }
+}
+
+impl<B> Tracked<B> {
+    pub(crate) fn new(inner: B, guard: ActiveGuard) -> Self {
+        Self {
+            inner,
+            guard: Some(guard),
+        }
+    }
+}
+
+impl<B: http_body::Body> http_body::Body for Tracked<B> {
+    type Data = B::Data;
+    type Error = B::Error;
+
+    fn poll_frame(
+        self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+    ) -> Poll<Option<Result<http_body::Frame<B::Data>, B::Error>>> {
+        let me = self.project();
+        let frame = std::task::ready!(me.inner.poll_frame(cx));
+        if frame.is_none() {
+            me.guard.take();
+        }
+        Poll::Ready(frame)
+    }
+
+    fn is_end_stream(&self) -> bool {
+        self.inner.is_end_stream()
+    }
+
+    fn size_hint(&self) -> http_body::SizeHint {
+        self.inner.size_hint()
+    }
+}
+
+/// A connection's service whose requests count as in flight (see [`Activity`]) until
+/// their response bodies end.
+#[derive(Clone)]
+pub(crate) struct Counted<S> {
+    pub(crate) inner: S,
+    pub(crate) activity: Arc<Activity>,
+}
+
+impl<S, R, B> tower_service::Service<R> for Counted<S>
+where
+    S: tower_service::Service<R, Response = http::Response<B>>,
+{
+    type Response = http::Response<Tracked<B>>;
+    type Error = S::Error;
+    type Future = CountedFuture<S::Future>;
+
+    fn poll_ready(&mut self, cx: &mut Context<'_>) -> Poll<Result<(), Self::Error>> {
+        self.inner.poll_ready(cx)
+    }
+
+    fn call(&mut self, req: R) -> Self::Future {
+        CountedFuture {
+            guard: Some(self.activity.start()),
+            inner: self.inner.call(req),
+        }
+    }
+}
+
+pin_project_lite::pin_project! {
+    /// The future of [`Counted`]: the answer, its body holding the request's guard.
+    pub(crate) struct CountedFuture<F> {
+        #[pin]
+        inner: F,
+        guard: Option<ActiveGuard>,
+    }
+}
+
+impl<F, B, E> std::future::Future for CountedFuture<F>
+where
+    F: std::future::Future<Output = Result<http::Response<B>, E>>,
+{
+    type Output = Result<http::Response<Tracked<B>>, E>;
+
+    fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
+        let me = self.project();
+        let answer = std::task::ready!(me.inner.poll(cx));
+        let guard = me.guard.take().expect("polled after completion");
+        Poll::Ready(answer.map(|r| r.map(|body| Tracked::new(body, guard))))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[tokio::test(start_paused = true)]
+    async fn idle_only_when_nothing_is_in_flight() {
+        let a = Arc::new(Activity::default());
+        let guard = a.start();
+        let idle =
+            tokio::time::timeout(Duration::from_secs(60), a.idle_for(Duration::from_secs(1)));
+        assert!(idle.await.is_err(), "a request in flight is not idle");
+        drop(guard);
+        let idle = tokio::time::timeout(Duration::from_secs(2), a.idle_for(Duration::from_secs(1)));
+        assert!(idle.await.is_ok());
+    }
+}
