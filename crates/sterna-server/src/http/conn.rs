@@ -18,6 +18,7 @@
 
 use hyper_util::rt::{TokioIo, TokioTimer};
 use hyper_util::server::conn::auto;
+use hyper_util::service::TowerToHyperService;
 use std::pin::Pin;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -88,12 +89,15 @@ where
     }
 }
 
+/// What hyper serves on one connection.
+pub(super) type ConnService = TowerToHyperService<Counted<super::routed::Either>>;
+
 /// Serves one connection until it ends; shut down gracefully (streams in flight finish)
 /// when `shutdown` is cancelled or the connection has been idle for `idle`.
 pub(crate) async fn drive<I>(
     builder: &auto::Builder<SpanExecutor>,
     io: I,
-    service: super::serve::ConnService,
+    service: ConnService,
     activity: Arc<Activity>,
     idle: Duration,
     shutdown: CancellationToken,

@@ -32,6 +32,7 @@ mod listen;
 mod peer;
 mod request_body;
 mod respond;
+mod routed;
 mod serve;
 mod service;
 #[cfg(feature = "tls")]

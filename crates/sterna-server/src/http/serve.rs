@@ -4,9 +4,9 @@ use super::auth::AuthLayer;
 use super::config::HttpConfig;
 use super::conn::{self, Activity, Counted, Http2Limits, Protocols, SpanExecutor};
 use super::listen;
+use super::routed::{Routed, TextRoute, auth_or_plain};
 use super::service::McpService;
 use crate::server::Server;
-use hyper::body::Incoming;
 use hyper_util::server::conn::auto;
 use hyper_util::service::TowerToHyperService;
 use std::future::Future;
@@ -17,7 +17,6 @@ use std::time::Duration;
 use tokio::net::TcpListener;
 use tokio::sync::{OwnedSemaphorePermit, Semaphore};
 use tokio_util::sync::CancellationToken;
-use tower_layer::Layer;
 
 /// Serves a [`Server`] over Streamable HTTP on one path (default `/mcp`), in HTTP/1.1 and
 /// HTTP/2 on the same port: prior-knowledge h2c on a plain socket (told apart by the
@@ -41,21 +40,6 @@ pub struct HttpServer {
     text: Option<Arc<TextRoute>>,
     #[cfg(feature = "tls")]
     tls: Option<Arc<rustls::ServerConfig>>,
-}
-
-/// A plain document served on GET next to the endpoint (see [`HttpServer::text_route`]).
-struct TextRoute {
-    path: Arc<str>,
-    content_type: http::HeaderValue,
-    render: Box<dyn Fn() -> String + Send + Sync>,
-}
-
-impl std::fmt::Debug for TextRoute {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("TextRoute")
-            .field("path", &self.path)
-            .finish()
-    }
 }
 
 impl HttpServer {
@@ -341,150 +325,5 @@ impl Accept {
             return conn::drive(builder, tls, service, activity, idle, stop).await;
         }
         conn::drive(&self.plain, stream, service, activity, idle, stop).await;
-    }
-}
-
-/// The service for one connection: the metadata document and authentication (if any)
-/// around the routed endpoint.
-fn auth_or_plain(auth: Option<&AuthLayer>, routed: Routed) -> Either {
-    match auth {
-        Some(layer) => {
-            let authed = layer.layer(routed);
-            match layer.metadata_layer() {
-                Some(meta) => Either::WithMetadata(meta.layer(authed)),
-                None => Either::Auth(authed),
-            }
-        }
-        None => Either::Plain(routed),
-    }
-}
-
-type Authed = super::auth::AuthService<Routed>;
-
-/// What hyper serves on one connection.
-pub(super) type ConnService = TowerToHyperService<Counted<Either>>;
-
-/// The service of one connection, with or without authentication.
-#[derive(Clone)]
-pub(super) enum Either {
-    Plain(Routed),
-    Auth(Authed),
-    WithMetadata(super::auth::MetadataService<Authed>),
-}
-
-type RoutedFuture = <Routed as tower_service::Service<http::Request<Incoming>>>::Future;
-type AuthedFuture = <Authed as tower_service::Service<http::Request<Incoming>>>::Future;
-type MetaFuture = <super::auth::MetadataService<Authed> as tower_service::Service<
-    http::Request<Incoming>,
->>::Future;
-
-impl tower_service::Service<http::Request<Incoming>> for Either {
-    type Response = http::Response<super::body::McpBody>;
-    type Error = std::convert::Infallible;
-    type Future = futures_util::future::Either<
-        RoutedFuture,
-        futures_util::future::Either<AuthedFuture, MetaFuture>,
-    >;
-
-    fn poll_ready(
-        &mut self,
-        _: &mut std::task::Context<'_>,
-    ) -> std::task::Poll<Result<(), Self::Error>> {
-        std::task::Poll::Ready(Ok(()))
-    }
-
-    fn call(&mut self, req: http::Request<Incoming>) -> Self::Future {
-        use futures_util::future::Either::{Left, Right};
-        match self {
-            Self::Plain(s) => Left(s.call(req)),
-            Self::Auth(s) => Right(Left(s.call(req))),
-            Self::WithMetadata(s) => Right(Right(s.call(req))),
-        }
-    }
-}
-
-/// Answers the endpoint path; 404 elsewhere.
-#[derive(Clone)]
-pub(super) struct Routed {
-    path: Arc<str>,
-    inner: McpService,
-    headers: Arc<http::HeaderMap>,
-    text: Option<Arc<TextRoute>>,
-    /// The connection's peer: its [`PeerAddr`](super::PeerAddr) on every request.
-    peer: SocketAddr,
-}
-
-impl<B> tower_service::Service<http::Request<B>> for Routed
-where
-    B: http_body::Body<Data = bytes::Bytes> + Send + 'static,
-    B::Error: Into<Box<dyn std::error::Error + Send + Sync>>,
-{
-    type Response = http::Response<super::body::McpBody>;
-    type Error = std::convert::Infallible;
-    type Future = futures_util::future::Either<
-        futures_util::future::Ready<Result<Self::Response, Self::Error>>,
-        WithHeaders<<McpService as tower_service::Service<http::Request<B>>>::Future>,
-    >;
-
-    fn poll_ready(
-        &mut self,
-        _: &mut std::task::Context<'_>,
-    ) -> std::task::Poll<Result<(), Self::Error>> {
-        std::task::Poll::Ready(Ok(()))
-    }
-
-    fn call(&mut self, mut req: http::Request<B>) -> Self::Future {
-        use futures_util::future::{Either, ready};
-        req.extensions_mut().insert(super::PeerAddr(self.peer));
-        if let Some(text) = self
-            .text
-            .as_ref()
-            .filter(|t| req.method() == http::Method::GET && req.uri().path() == &*t.path)
-        {
-            let mut r = http::Response::new(super::body::McpBody::from(bytes::Bytes::from((text
-                .render)(
-            ))));
-            r.headers_mut()
-                .insert(http::header::CONTENT_TYPE, text.content_type.clone());
-            return Either::Left(ready(Ok(r)));
-        }
-        if req.uri().path() != &*self.path {
-            crate::metrics::refused(crate::metrics::Refusal::NotFound, 404);
-            let mut r = http::Response::new(super::body::McpBody::empty());
-            *r.status_mut() = http::StatusCode::NOT_FOUND;
-            return Either::Left(ready(Ok(r)));
-        }
-        Either::Right(WithHeaders {
-            inner: self.inner.call(req),
-            headers: self.headers.clone(),
-        })
-    }
-}
-
-pin_project_lite::pin_project! {
-    /// An answer with the server's extra response headers added.
-    pub(super) struct WithHeaders<F> {
-        #[pin]
-        inner: F,
-        headers: Arc<http::HeaderMap>,
-    }
-}
-
-impl<F> Future for WithHeaders<F>
-where
-    F: Future<Output = Result<http::Response<super::body::McpBody>, std::convert::Infallible>>,
-{
-    type Output = F::Output;
-
-    fn poll(
-        self: std::pin::Pin<&mut Self>,
-        cx: &mut std::task::Context<'_>,
-    ) -> std::task::Poll<Self::Output> {
-        let me = self.project();
-        let Ok(mut response) = std::task::ready!(me.inner.poll(cx));
-        for (name, value) in me.headers.iter() {
-            response.headers_mut().append(name, value.clone());
-        }
-        std::task::Poll::Ready(Ok(response))
     }
 }
