@@ -105,7 +105,10 @@ fn the_readme_names_every_tool() {
         .map(|t| t["name"].as_str().unwrap())
         .filter(|name| !words.contains(name))
         .collect();
-    assert!(missing.is_empty(), "the readme leaves out {missing:?}:\n{text}");
+    assert!(
+        missing.is_empty(),
+        "the readme leaves out {missing:?}:\n{text}"
+    );
 }
 
 #[test]
