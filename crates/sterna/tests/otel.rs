@@ -182,7 +182,8 @@ fn the_guides_setup_compiles_and_installs_a_layer() {
     let provider = SdkTracerProvider::builder()
         // .with_batch_exporter(an OTLP exporter from `opentelemetry-otlp`)
         .build();
-    let layer = sterna::server::trace::tracing_opentelemetry::layer().with_tracer(provider.tracer("my-server"));
+    let layer = sterna::server::trace::tracing_opentelemetry::layer()
+        .with_tracer(provider.tracer("my-server"));
     tracing::subscriber::set_global_default(tracing_subscriber::registry().with(layer)).unwrap();
     // [/guide]
 }

@@ -8,7 +8,9 @@ use sterna::types::elicitation::{ElicitFormParams, ElicitResult};
 #[tokio::main]
 async fn main() -> Result<(), Box<dyn std::error::Error>> {
     let mut args = std::env::args().skip(1);
-    let url = args.next().unwrap_or_else(|| "http://127.0.0.1:3000/mcp".into());
+    let url = args
+        .next()
+        .unwrap_or_else(|| "http://127.0.0.1:3000/mcp".into());
     let size = args.next().unwrap_or_else(|| "medium".into());
 
     let client = Client::builder("hello-client", "0.1.0")

@@ -37,23 +37,31 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
             Tool::new("order_coffee")
                 .description("Orders a coffee; asks which size")
                 // The question, built from the arguments: the client answers it and retries.
-                .ask(|order: &Order| form::<PickSize>(format!("Which size for your {}?", order.drink)))
+                .ask(|order: &Order| {
+                    form::<PickSize>(format!("Which size for your {}?", order.drink))
+                })
                 // Runs once, when the answer is there: the place for side effects.
-                .run(|_ctx: Context, order: Order, pick: Elicitation<PickSize>| async move {
-                    let size = match pick.required()?.size {
-                        Size::Small => "small",
-                        Size::Medium => "medium",
-                        Size::Large => "large",
-                    };
-                    Ok::<_, HandlerError>(format!("Here is your {size} {}.", order.drink))
-                }),
+                .run(
+                    |_ctx: Context, order: Order, pick: Elicitation<PickSize>| async move {
+                        let size = match pick.required()?.size {
+                            Size::Small => "small",
+                            Size::Medium => "medium",
+                            Size::Large => "large",
+                        };
+                        Ok::<_, HandlerError>(format!("Here is your {size} {}.", order.drink))
+                    },
+                ),
         )
         .build()?;
 
     if std::env::args().nth(1).as_deref() == Some("--http") {
-        let addr = std::env::args().nth(2).unwrap_or_else(|| "127.0.0.1:3000".into());
+        let addr = std::env::args()
+            .nth(2)
+            .unwrap_or_else(|| "127.0.0.1:3000".into());
         println!("listening on http://{addr}/mcp");
-        sterna::server::http::HttpServer::new(server).serve(addr.parse()?).await?;
+        sterna::server::http::HttpServer::new(server)
+            .serve(addr.parse()?)
+            .await?;
     } else {
         // stdio: the MCP host starts this program and talks to it over stdin/stdout.
         sterna::server::transport::serve_stdio(server).await?;
