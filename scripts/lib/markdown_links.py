@@ -13,8 +13,12 @@ that they render there as they do in rustdoc. Fails on:
   the files CI runs), or after `<!-- file: PATH#NAME -->` from the lines of PATH between
   `// [NAME]` and `// [/NAME]` (without their indentation).
 
-Usage: python3 scripts/lib/markdown_links.py [FILE.md …] (default: every tracked *.md).
-Prints `file:line: problem` for each finding; exits 1 if there is any.
+With `--docs DIR` (the output of `cargo doc`), every link to docs.rs of one of this workspace's
+crates must also name a page (and anchor) that exists in DIR: the crates are not published
+yet, so docs.rs cannot tell.
+
+Usage: python3 scripts/lib/markdown_links.py [--docs DIR] [FILE.md …] (default: every tracked
+*.md). Prints `file:line: problem` for each finding; exits 1 if there is any.
 """
 import pathlib
 import re
@@ -30,6 +34,9 @@ SHORTCUT = re.compile(r"\[`[^`\]]+`\](?![(\[:])")
 HIDDEN = re.compile(r"^\s*#(?:\s|$|#)")
 SAME_AS = re.compile(r"^<!--\s*file:\s*(\S+)\s*-->\s*$")
 EXTERNAL = ("http://", "https://", "mailto:", "#")
+DOCS_RS = re.compile(r"^https://docs\.rs/(sterna[a-z-]*)(?:/latest/([a-z_]+)/([^#]*))?(?:#(.*))?$")
+DOCS = None  # the `cargo doc` output, with --docs
+DOCS_CHECKED = [0]
 
 
 def tracked_markdown():
@@ -55,7 +62,24 @@ def is_rust(info, in_rustdoc):
     return lang == "rust" or (lang == "" and in_rustdoc)
 
 
+def check_docs_rs(target, n, problems):
+    m = DOCS_RS.match(target)
+    if not m or DOCS is None:
+        return
+    DOCS_CHECKED[0] += 1
+    krate, module, page, anchor = m.groups()
+    module = module or krate.replace("-", "_")
+    file = DOCS / module / (page or "index.html")
+    if file.is_dir() or not page or page.endswith("/"):
+        file = file / "index.html" if file.is_dir() else file
+    if not file.is_file():
+        problems.append(f"{n}: `{target}`: no such page in the generated docs ({file})")
+    elif anchor and f'id="{anchor}"' not in file.read_text(encoding="utf-8", errors="replace"):
+        problems.append(f"{n}: `{target}`: the page has no anchor #{anchor}")
+
+
 def check_link(target, path, n, in_rustdoc, problems):
+    check_docs_rs(target, n, problems)
     if RUST_PATH.match(target):
         problems.append(f"{n}: rustdoc-only link `]({target})`: link to docs.rs or a file instead")
         return
@@ -140,7 +164,12 @@ def check(path, in_rustdoc):
 
 
 def main():
-    files = [pathlib.Path(a).resolve() for a in sys.argv[1:]] or tracked_markdown()
+    global DOCS
+    args = sys.argv[1:]
+    if args[:1] == ["--docs"]:
+        DOCS = pathlib.Path(args[1]).resolve()
+        args = args[2:]
+    files = [pathlib.Path(a).resolve() for a in args] or tracked_markdown()
     guides = rustdoc_guides()
     failed = 0
     for f in files:
@@ -151,7 +180,8 @@ def main():
         print(f"markdown: {failed} problem(s) in {len(files)} file(s)", file=sys.stderr)
         sys.exit(1)
     print(f"markdown: {len(files)} file(s), no rustdoc-only link, no hidden line, "
-          f"{len(guides)} rustdoc guide(s) with full URLs only")
+          f"{len(guides)} rustdoc guide(s) with full URLs only"
+          + (f", {DOCS_CHECKED[0]} docs.rs link(s) found in {DOCS}" if DOCS else ""))
 
 
 if __name__ == "__main__":
