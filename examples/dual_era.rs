@@ -12,9 +12,10 @@
 //! # … and any 2025-11-25 client, e.g. the TypeScript SDK 1.x or Python SDK 1.x
 //! ```
 //!
-//! Over HTTP, 2025 sessions live in this process: behind a load balancer, route requests
-//! that carry `Mcp-Session-Id` sticky (see the deployment guide); 2026 requests can go
-//! anywhere.
+//! Over HTTP, this server keeps 2025 sessions in its own memory (the default session
+//! store), which is all one process needs. Replicas behind a load balancer share them in
+//! Redis instead — session store, stream store and bus, as `examples/fleet.rs` does — and
+//! then need no sticky routing for either era (see the deployment guide).
 
 use schemars::JsonSchema;
 use serde::Deserialize;

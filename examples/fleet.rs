@@ -7,8 +7,10 @@
 //!   2026-07-28 flow may start on one and finish on another.
 //! * consumed single-use states — Redis (`REDIS_URL`), so a state redeemed on one replica
 //!   is refused on every other.
-//! * 2025-11-25 session records and the event bus — Redis too (route those sessions
-//!   sticky by `Mcp-Session-Id`; see the deployment guide).
+//! * 2025-11-25 session records, the events of their streams and the bus between replicas —
+//!   Redis too, so a load balancer needs no sticky routing for 2025 clients either: any
+//!   replica serves any session's request, resumes any broken stream, and hands an answer
+//!   to the replica whose request waits for it (see the deployment guide).
 //!
 //! ```sh
 //! export STERNA_STATE_KEYS=$(sterna keygen) REDIS_URL=redis://127.0.0.1:6379/
@@ -91,10 +93,12 @@ async fn run() -> Result<(), Box<dyn std::error::Error>> {
         )
         .build()?;
 
-    // 2025-11-25 sessions: records in Redis, events between replicas through its pub/sub.
+    // 2025-11-25 sessions: records and stream events in Redis, answers and changes between
+    // replicas through its pub/sub. With all three, no sticky routing is needed.
     let bus = RedisBus::new(&redis);
     let sessions = SessionConfig::new()
         .store(Arc::new(redis.session_store()))
+        .streams(Arc::new(redis.stream_store()))
         .bus(bus.clone());
     let service = McpService::new(server.clone(), HttpConfig::default().sessions(sessions));
     bus.attach(&server, Some(service.clone()));

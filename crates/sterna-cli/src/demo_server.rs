@@ -1,8 +1,9 @@
 //! The demo server: `provision_database` (asks a region: an arrow-key select), `sign_up`
 //! (a form of several field types, in declaration order), `deploy` (progress and log
 //! messages), `redeem_voucher` (single-use: asks a confirmation, runs at most once per
-//! state even when its final leg is replayed), `echo`, `archive_logs` and `reindex` (tasks);
-//! a prompt, a resource and a resource template.
+//! state even when its final leg is replayed), `archive_logs`, `reindex` and `notify_team`
+//! (tasks), `touch_readme` (announces a change), `echo`; a prompt, a resource (`README`, which
+//! names them all) and a resource template.
 
 use schemars::JsonSchema;
 use serde::Deserialize;
@@ -267,6 +268,22 @@ fn deploy_tool() -> sterna::server::ToolDef {
         })
 }
 
+/// The text of `sterna://readme`: everything the demo server offers (a test checks that it
+/// names every tool `tools/list` lists).
+const README: &str = "The sterna demo server (MCP 2026-07-28; 2025-11-25 clients too).
+Tools:
+  provision_database  asks a region (a select), then creates the database
+  sign_up             a form of five field types
+  deploy              progress and log messages (steps, step_ms)
+  redeem_voucher      single-use: its confirmed state is redeemed at most once
+  archive_logs        asks a retention mid-flight; a task for clients that declare tasks
+  reindex             a long task that asks nothing (try cancelling it)
+  notify_team         a task that must not run twice (never taken over)
+  touch_readme        announces that sterna://readme changed (for subscriptions/listen)
+  echo                returns the text it is given
+Prompt: greet. Resources: sterna://readme, the template sterna://notes/{topic}.
+";
+
 /// Registers the demo tools, prompt and resources on a builder.
 pub(crate) fn tools<K>(builder: ServerBuilder<K>) -> ServerBuilder<K> {
     builder
@@ -318,10 +335,7 @@ pub(crate) fn tools<K>(builder: ServerBuilder<K>) -> ServerBuilder<K> {
             Resource::new("sterna://readme", "readme")
                 .description("What this demo server offers")
                 .mime_type("text/plain")
-                .handler(|_ctx: Context, _: NoArgs| async move {
-                    "The sterna demo server: tools provision_database, sign_up, deploy, echo."
-                        .to_owned()
-                }),
+                .handler(|_ctx: Context, _: NoArgs| async move { README.to_owned() }),
         )
         .resource(
             ResourceTemplate::new("sterna://notes/{topic}", "notes")

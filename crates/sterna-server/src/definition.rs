@@ -76,16 +76,51 @@ pub enum TemplateProblem {
 }
 
 impl fmt::Display for Unfit {
+    /// What is wrong, as the end of "field `x` is …" (or "it is …" for the whole type).
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             Self::NotAnObject => f.write_str("not a struct with named fields"),
-            Self::Nested => f.write_str("nested objects are not allowed: forms are flat"),
-            Self::Referenced => f.write_str("recursive or referenced types are not flat"),
-            Self::NoSingleType => f.write_str("a field must have exactly one type"),
-            Self::Type(t) => write!(f, "type {t:?} is not allowed here"),
-            Self::Format(t) => write!(f, "string format {t:?} is not allowed in forms"),
-            Self::Options => f.write_str("options must be strings (unit enum variants)"),
-            Self::Array => f.write_str("arrays are only multi-selects of enum values"),
+            Self::Nested => f.write_str("a nested object, and forms are flat"),
+            Self::Referenced => f.write_str("a recursive or referenced type, and forms are flat"),
+            Self::NoSingleType => f.write_str("not of exactly one type"),
+            Self::Type(t) => write!(f, "of JSON type {t:?}, which is not allowed here"),
+            Self::Format(t) => write!(f, "a string of format {t:?}, which forms do not allow"),
+            Self::Options => f.write_str("an enum whose options are not all strings"),
+            Self::Array => f.write_str(
+                "a list, and a form allows a list only as a multi-select of enum values",
+            ),
+        }
+    }
+}
+
+/// The types a form field may have, for the remedies below.
+const FIELD_TYPES: &str = "`String`, a number, `bool`, or an enum of unit variants (a select); \
+                           an `Option` of one of them makes the field optional";
+
+impl Unfit {
+    /// What to do about it, in a form.
+    fn form_remedy(&self) -> String {
+        match self {
+            Self::NotAnObject => {
+                "derive `JsonSchema` on a struct with named fields, one per form field".into()
+            }
+            Self::Nested => "move the inner struct's fields up into the form, or ask for them \
+                             with a second form"
+                .into(),
+            Self::Referenced | Self::NoSingleType | Self::Type(_) => {
+                format!("give the field one of the types forms allow: {FIELD_TYPES}")
+            }
+            Self::Format(_) => "forms allow the string formats email, uri, date and date-time: \
+                                drop the format or use one of them"
+                .into(),
+            Self::Options => {
+                "make it an enum of unit variants (`#[serde(rename = \"…\")]` sets each value)"
+                    .into()
+            }
+            Self::Array => {
+                "make it a `Vec` of an enum of unit variants (the options), or ask for one `String`"
+                    .into()
+            }
         }
     }
 }
@@ -104,30 +139,37 @@ impl fmt::Display for TemplateProblem {
 }
 
 impl fmt::Display for DefinitionError {
+    /// What is wrong, then what to do about it.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            Self::Form {
-                form,
-                field: Some(x),
-                unfit,
-            } => {
-                write!(
-                    f,
-                    "{form} cannot be an elicitation form: field `{x}`: {unfit}"
-                )
-            }
-            Self::Form {
-                form,
-                field: None,
-                unfit,
-            } => {
-                write!(f, "{form} cannot be an elicitation form: {unfit}")
+            Self::Form { form, field, unfit } => {
+                write!(f, "`{form}` cannot be an elicitation form: ")?;
+                match field {
+                    Some(x) => write!(f, "field `{x}` is {unfit}")?,
+                    None => write!(f, "it is {unfit}")?,
+                }
+                write!(f, "; {}", unfit.form_remedy())
             }
             Self::Arguments {
                 field: Some(x),
+                unfit: Unfit::Type(_),
+            } => write!(
+                f,
+                "argument `{x}` is not a string: prompt arguments are strings; make it a \
+                 `String` (or an `Option<String>`)"
+            ),
+            Self::Arguments {
+                field: Some(x),
                 unfit,
-            } => write!(f, "argument `{x}`: {unfit}"),
-            Self::Arguments { field: None, unfit } => write!(f, "arguments: {unfit}"),
+            } => write!(f, "argument `{x}` is {unfit}"),
+            Self::Arguments {
+                field: None,
+                unfit: Unfit::NotAnObject,
+            } => f.write_str(
+                "the arguments type does not describe a JSON object: take a struct with named \
+                 fields (or `NoArgs` for none)",
+            ),
+            Self::Arguments { field: None, unfit } => write!(f, "the arguments type is {unfit}"),
             Self::UriTemplate { template, problem } => {
                 write!(f, "URI template {template:?}: {problem}")
             }
@@ -165,5 +207,45 @@ impl From<AnnotationError> for DefinitionError {
             at: e.at,
             problem: e.problem,
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::mrtr::{Elicitation, form};
+    use crate::{BuildError, Context, NoArgs, Server, Tool};
+
+    /// A form the user would fill in for a tool, whose `names` field is a list of strings.
+    #[derive(serde::Deserialize, schemars::JsonSchema)]
+    struct Guests {
+        #[allow(dead_code, reason = "the schema is what the test is about")]
+        names: Vec<String>,
+    }
+
+    fn unfit_form() -> BuildError {
+        Server::builder("s", "1")
+            .ephemeral_state_keys()
+            .tool(
+                Tool::new("invite")
+                    .ask(|_: &NoArgs| form::<Guests>("Who comes?"))
+                    .run(|_c: Context, _: NoArgs, _g: Elicitation<Guests>| async { "x" }),
+            )
+            .build()
+            .unwrap_err()
+    }
+
+    /// What `fn main() -> Result<(), Box<dyn Error>>` prints when the build fails (`{:?}`)
+    /// and what `{}` shows: a sentence that says what to do, not a dump of the enum.
+    #[test]
+    fn an_unfit_form_reads_as_an_instruction() {
+        let want = "`invite`: `Guests` cannot be an elicitation form: field `names` is a list, \
+                    and a form allows a list only as a multi-select of enum values; make it a \
+                    `Vec` of an enum of unit variants (the options), or ask for one `String`";
+        let err = unfit_form();
+        assert_eq!(err.to_string(), want);
+        let boxed: Box<dyn std::error::Error> = Box::new(err.clone());
+        assert_eq!(format!("{boxed:?}"), want);
+        // The structure is still there for `{:#?}`.
+        assert!(format!("{err:#?}").contains("unfit: Array"), "{err:#?}");
     }
 }

@@ -84,7 +84,10 @@ impl<E: std::error::Error + Send + Sync + 'static> From<E> for HandlerError {
 }
 
 /// Why a server could not be built.
-#[derive(Debug, Clone, PartialEq, Eq)]
+///
+/// Its `Debug` (`{:?}`) is the `Display` sentence — what is wrong and what to do — since that
+/// is what `fn main() -> Result<(), Box<dyn Error>>` prints; `{:#?}` shows the structure.
+#[derive(Clone, PartialEq, Eq)]
 #[non_exhaustive]
 pub enum BuildError {
     /// Two tools, prompts or resources share a name or URI.
@@ -113,6 +116,32 @@ pub enum BuildError {
     },
 }
 
+impl fmt::Debug for BuildError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if !f.alternate() {
+            return fmt::Display::fmt(self, f);
+        }
+        match self {
+            Self::Duplicate { kind, name } => f
+                .debug_struct("Duplicate")
+                .field("kind", kind)
+                .field("name", name)
+                .finish(),
+            Self::InvalidName(n) => f.debug_tuple("InvalidName").field(n).finish(),
+            Self::Invalid { name, reason } => f
+                .debug_struct("Invalid")
+                .field("name", name)
+                .field("reason", reason)
+                .finish(),
+            Self::Conflicting { name, options } => f
+                .debug_struct("Conflicting")
+                .field("name", name)
+                .field("options", options)
+                .finish(),
+        }
+    }
+}
+
 impl fmt::Display for BuildError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
@@ -120,7 +149,7 @@ impl fmt::Display for BuildError {
             Self::InvalidName(n) => {
                 write!(f, "tool name {n:?} must match [A-Za-z0-9_.-]{{1,128}}")
             }
-            Self::Invalid { name, reason } => write!(f, "{name}: {reason}"),
+            Self::Invalid { name, reason } => write!(f, "`{name}`: {reason}"),
             Self::Conflicting { name, options } => {
                 write!(f, "{name}: {options} cannot go together")
             }

@@ -36,7 +36,7 @@ pub use error::{BuildError, HandlerError};
 pub use server::{
     AccessGrant, Asking, AskingPrompt, AskingResource, Change, Changes, CompletionRequest, Context,
     Declarative, Era, Handler, IntoCompletion, IntoPromptResult, IntoResourceResult,
-    IntoToolResult, Json, NeedsKeys, NoArgs, Notifier, Principal, Prompt, PromptDef, QuotaKey,
-    RequestEnv, Resource, ResourceBase, ResourceDef, ResourceTemplate, Response, Server,
+    IntoToolResult, Json, KeysChosen, NeedsKeys, NoArgs, Notifier, Principal, Prompt, PromptDef,
+    QuotaKey, RequestEnv, Resource, ResourceBase, ResourceDef, ResourceTemplate, Response, Server,
     ServerBuilder, Tool, ToolDef,
 };

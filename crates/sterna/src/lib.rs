@@ -1,3 +1,6 @@
+// The crate's front page: its README (the quick start, the features; what crates.io shows),
+// then the guide.
+#![doc = include_str!("../README.md")]
 #![doc = include_str!("../docs/guide.md")]
 
 #[cfg(feature = "client")]

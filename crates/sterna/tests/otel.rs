@@ -169,3 +169,21 @@ async fn errors_carry_their_code() {
     assert_eq!(attr(span, "mcp.outcome").as_deref(), Some("error"));
     assert_eq!(attr(span, "mcp.error_code").as_deref(), Some("-32602"));
 }
+
+/// The setup the guide shows (crates/sterna/docs/guide.md, "OpenTelemetry"): the lines
+/// between the markers are the guide's code block, word for word
+/// (`scripts/lib/markdown_links.py` checks it).
+#[test]
+fn the_guides_setup_compiles_and_installs_a_layer() {
+    // [guide]
+    use sterna::server::trace::opentelemetry::trace::TracerProvider as _;
+    use sterna::server::trace::opentelemetry_sdk::trace::SdkTracerProvider;
+    use tracing_subscriber::layer::SubscriberExt;
+    let provider = SdkTracerProvider::builder()
+        // .with_batch_exporter(an OTLP exporter from `opentelemetry-otlp`)
+        .build();
+    let layer = sterna::server::trace::tracing_opentelemetry::layer()
+        .with_tracer(provider.tracer("my-server"));
+    tracing::subscriber::set_global_default(tracing_subscriber::registry().with(layer)).unwrap();
+    // [/guide]
+}

@@ -84,6 +84,33 @@ fn one_shots_print_json_over_http_and_stdio() {
     }
 }
 
+/// `sterna://readme` says what the demo server offers: every tool `tools/list` lists.
+#[test]
+fn the_readme_names_every_tool() {
+    let stdio = ["--", sterna(), "serve"];
+    let mut args = vec!["tools", "--json"];
+    args.extend(stdio);
+    let tools = json(&run(&args));
+    let mut args = vec!["read", "sterna://readme", "--json"];
+    args.extend(stdio);
+    let readme = json(&run(&args));
+    let text = readme["contents"][0]["text"].as_str().unwrap();
+    let words: Vec<&str> = text
+        .split(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+        .collect();
+    let missing: Vec<&str> = tools["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["name"].as_str().unwrap())
+        .filter(|name| !words.contains(name))
+        .collect();
+    assert!(
+        missing.is_empty(),
+        "the readme leaves out {missing:?}:\n{text}"
+    );
+}
+
 #[test]
 fn one_shot_errors_keep_the_exit_codes() {
     let out = run(&["read", "sterna://nope", "--", sterna(), "serve"]);

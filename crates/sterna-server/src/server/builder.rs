@@ -24,6 +24,35 @@ use sterna_types::result::CacheScope;
 #[derive(Debug, Clone, Copy)]
 pub struct NeedsKeys;
 
+/// The builder state whose keys are chosen ([`StateKeys`]): the one that can
+/// [`build`](ServerBuilder::build). Sealed; it exists so that building without keys is a
+/// compile error that says what to add.
+#[diagnostic::on_unimplemented(
+    message = "the server's `requestState` keys are not chosen yet: call `.state_keys(…)` before `.build()`",
+    label = "`.build()` needs `.state_keys(…)` or `.ephemeral_state_keys()` earlier in this chain",
+    note = "a fleet, or a server whose flows must survive a restart: `.state_keys(StateKeys::from_env(\"STERNA_STATE_KEYS\")?)` with keys from `sterna keygen`",
+    note = "one process on its own (stdio, tests): `.ephemeral_state_keys()`"
+)]
+pub trait KeysChosen: sealed::Sealed {}
+
+impl KeysChosen for StateKeys {}
+
+mod sealed {
+    use super::{ServerBuilder, StateKeys};
+
+    /// Keeps [`KeysChosen`](super::KeysChosen) to [`StateKeys`].
+    pub trait Sealed: Sized {
+        /// The builder, with its keys as [`StateKeys`].
+        fn chosen(builder: ServerBuilder<Self>) -> ServerBuilder<StateKeys>;
+    }
+
+    impl Sealed for StateKeys {
+        fn chosen(builder: ServerBuilder<StateKeys>) -> ServerBuilder<StateKeys> {
+            builder
+        }
+    }
+}
+
 /// Builds a [`Server`]. Call [`state_keys`](Self::state_keys) (or
 /// [`ephemeral_state_keys`](Self::ephemeral_state_keys)), register tools, prompts and
 /// resources, then [`build`](ServerBuilder::build).
@@ -205,10 +234,29 @@ impl<K> ServerBuilder<K> {
     }
 }
 
-impl ServerBuilder<StateKeys> {
+impl<K> ServerBuilder<K> {
     /// Builds the server: checks every registration and pre-renders what never changes
     /// (list pages, the discover result).
-    pub fn build(mut self) -> Result<Server, BuildError> {
+    ///
+    /// Only once the keys are chosen: without [`state_keys`](Self::state_keys) (or
+    /// [`ephemeral_state_keys`](Self::ephemeral_state_keys)) this does not compile, and the
+    /// compiler says what to add (error `E0277`, "the server's `requestState` keys are not
+    /// chosen yet: call `.state_keys(…)` before `.build()`"):
+    ///
+    /// ```compile_fail,E0277
+    /// let server = sterna_server::Server::builder("no-keys", "1.0.0").build();
+    /// ```
+    pub fn build(self) -> Result<Server, BuildError>
+    where
+        K: KeysChosen,
+    {
+        K::chosen(self).finish()
+    }
+}
+
+impl ServerBuilder<StateKeys> {
+    /// [`build`](ServerBuilder::build), once the keys are known.
+    fn finish(mut self) -> Result<Server, BuildError> {
         if self.keys.is_ephemeral() {
             tracing::warn!(
                 server = %self.info.name,

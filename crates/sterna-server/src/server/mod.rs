@@ -43,7 +43,7 @@ pub(crate) mod typemap;
 pub(crate) mod uri_template;
 pub(crate) mod wing;
 
-pub use builder::{NeedsKeys, ServerBuilder};
+pub use builder::{KeysChosen, NeedsKeys, ServerBuilder};
 pub use changes::{Change, Changes};
 pub use completion::{CompletionRequest, IntoCompletion};
 pub use context::{Context, Notifier, RequestEnv};
