@@ -11,7 +11,7 @@
 //! `${VAR}` and `${VAR:-default}` are replaced by environment variables in every string.
 
 use crate::exit::CliError;
-use crate::target::Target;
+use crate::place::Target;
 use serde::Deserialize;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};

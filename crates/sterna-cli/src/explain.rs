@@ -3,7 +3,7 @@
 //! stdio server's exit), and what to try for the common mistakes (a wrong path, a page
 //! that is not MCP, a server that wants a token).
 
-use crate::target::Target;
+use crate::place::Target;
 use std::error::Error;
 use std::sync::OnceLock;
 use sterna::client::{ClientError, TransportError};
@@ -64,7 +64,7 @@ fn transport(t: &TransportError, target: Option<&Target>) -> String {
         TransportError::Closed | TransportError::StreamBroken
             if matches!(target, Some(Target::Stdio { .. })) =>
         {
-            match crate::logs::last_exit() {
+            match crate::exited::last_exit() {
                 Some(status) => format!(
                     "the server process exited ({status}) before answering\n  hint: what it \
                      printed on stderr is above (the `server│` lines)"

@@ -2,33 +2,16 @@
 //! default `warn`), the stderr of a stdio server (`server│ …`, dimmed) and its exit, and the
 //! wire (`--wire`, `--record`). One tracing subscriber, a layer for each.
 
+use crate::ui::dim;
 use crate::wire::Wire;
 use std::io::IsTerminal;
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 use sterna::client::transport::{EXIT_TARGET, STDERR_TARGET, tap};
 use tracing::field::{Field, Visit};
 use tracing::{Event, Subscriber};
 use tracing_subscriber::layer::{Context, Layer, SubscriberExt};
 use tracing_subscriber::util::SubscriberInitExt;
 use tracing_subscriber::{EnvFilter, filter::Targets};
-
-/// How the last stdio server process ended, as the user should read it
-/// (`exit status: 1`, `signal: 9 (SIGKILL)`), once it has.
-static LAST_EXIT: Mutex<Option<String>> = Mutex::new(None);
-
-/// How the last stdio server process exited, if one did.
-pub(crate) fn last_exit() -> Option<String> {
-    LAST_EXIT.lock().unwrap_or_else(|p| p.into_inner()).clone()
-}
-
-/// `text` dimmed, when stderr is a terminal.
-pub(crate) fn dim(text: &str) -> String {
-    if std::io::stderr().is_terminal() {
-        format!("\x1b[2m{text}\x1b[0m")
-    } else {
-        text.to_owned()
-    }
-}
 
 /// The fields of an event that the layers here read.
 #[derive(Default)]
@@ -79,7 +62,7 @@ impl<S: Subscriber> Layer<S> for ServerPane {
             }
             EXIT_TARGET => {
                 let status = f.status.unwrap_or_else(|| "unknown status".into());
-                *LAST_EXIT.lock().unwrap_or_else(|p| p.into_inner()) = Some(status.clone());
+                crate::exited::record(status.clone());
                 // A clean exit (at the end of its input) is no news.
                 if f.code.as_deref() != Some("0") {
                     crate::ui::note_line(&dim(&format!(

@@ -9,25 +9,12 @@
 
 use crate::cli::ReplayArgs;
 use crate::exit::CliError;
-use crate::replay_io::{Live, Subst, compare, learn, substitute};
+use crate::replay_io::{Live, Recorded, Subst, awaited, compare, learn, substitute};
 use crate::target::Target;
 use crate::wire::RECORD_HEADER;
 use serde_json::Value;
 use std::process::ExitCode;
 use std::time::Duration;
-
-/// One message of the recording.
-#[derive(Debug, Clone)]
-pub(crate) struct Recorded {
-    pub(crate) send: bool,
-    pub(crate) message: Value,
-}
-
-/// Whether the server sent `m` as a response or a request (not a notification): what the
-/// replay waits for.
-pub(crate) fn awaited(m: &Value) -> bool {
-    m.get("id").is_some_and(|i| !i.is_null())
-}
 
 fn load(path: &str) -> Result<(String, Vec<Recorded>), CliError> {
     let text = std::fs::read_to_string(path)

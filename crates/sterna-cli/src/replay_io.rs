@@ -3,7 +3,6 @@
 //! differs).
 
 use crate::exit::CliError;
-use crate::replay::{Recorded, awaited};
 use crate::target::Target;
 use serde_json::Value;
 use std::collections::HashMap;
@@ -13,6 +12,19 @@ use std::time::Duration;
 use sterna::client::transport::{HttpTransport, NotificationSink, Outgoing, Transport};
 use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
 use tokio::sync::mpsc;
+
+/// One message of the recording.
+#[derive(Debug, Clone)]
+pub(crate) struct Recorded {
+    pub(crate) send: bool,
+    pub(crate) message: Value,
+}
+
+/// Whether the server sent `m` as a response or a request (not a notification): what the
+/// replay waits for.
+pub(crate) fn awaited(m: &Value) -> bool {
+    m.get("id").is_some_and(|i| !i.is_null())
+}
 
 /// Keys whose values the server issues afresh on every run.
 const ISSUED: &[&str] = &["requestState", "taskId"];
@@ -76,7 +88,7 @@ fn spawn_stdio(
         tokio::spawn(async move {
             let mut lines = BufReader::new(err).lines();
             while let Ok(Some(l)) = lines.next_line().await {
-                crate::ui::note_line(&crate::logs::dim(&format!("server│ {l}")));
+                crate::ui::note_line(&crate::ui::dim(&format!("server│ {l}")));
             }
         });
     }

@@ -6,6 +6,7 @@ use crate::cli::ClientOpts;
 use crate::exit::CliError;
 use crate::fulfil::Answerer;
 use crate::notify::Notices;
+pub(crate) use crate::place::Target;
 use crate::ui::Ui;
 use sterna::client::transport::HttpTransport;
 use sterna::client::{Client, ClientBuilder, ClientError, EraMode, Refusal, TransportError};
@@ -14,49 +15,6 @@ use sterna::types::elicitation::{
 };
 use sterna::types::mrtr::{InputRequest, InputResponse};
 use sterna::types::sampling::CreateMessageRequestParams;
-
-/// Where the server is.
-#[derive(Debug, Clone)]
-pub(crate) enum Target {
-    /// A Streamable HTTP endpoint, and headers for every request (from the config file).
-    Http {
-        url: String,
-        headers: Vec<(String, String)>,
-    },
-    /// A command to start, spoken to over its stdio, with environment variables.
-    Stdio {
-        command: Vec<String>,
-        env: Vec<(String, String)>,
-        cwd: Option<std::path::PathBuf>,
-    },
-}
-
-impl Target {
-    /// A Streamable HTTP endpoint.
-    pub(crate) fn http(url: &str) -> Self {
-        Self::Http {
-            url: url.to_owned(),
-            headers: Vec::new(),
-        }
-    }
-
-    /// A command on stdio.
-    pub(crate) fn stdio(command: Vec<String>) -> Self {
-        Self::Stdio {
-            command,
-            env: Vec::new(),
-            cwd: None,
-        }
-    }
-
-    /// How to name it to the user.
-    pub(crate) fn label(&self) -> String {
-        match self {
-            Self::Http { url, .. } => url.clone(),
-            Self::Stdio { command, .. } => command.join(" "),
-        }
-    }
-}
 
 /// `--env KEY=VALUE`.
 pub(crate) fn env_var(kv: &str) -> Result<(String, String), CliError> {

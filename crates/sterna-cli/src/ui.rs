@@ -102,3 +102,12 @@ impl Ui {
         }
     }
 }
+
+/// `text` dimmed, when stderr is a terminal.
+pub(crate) fn dim(text: &str) -> String {
+    if std::io::stderr().is_terminal() {
+        format!("\x1b[2m{text}\x1b[0m")
+    } else {
+        text.to_owned()
+    }
+}

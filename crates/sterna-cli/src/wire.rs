@@ -113,7 +113,7 @@ impl Wire {
             body
         };
         crate::ui::note_line(&format!("{arrow} {:>8.1} ms  {via:<5} {label}", ms));
-        crate::ui::note_line(&crate::logs::dim(&format!("    {body}")));
+        crate::ui::note_line(&crate::ui::dim(&format!("    {body}")));
     }
 }
 
