@@ -2,8 +2,8 @@
 # Instructions per operation of the endpoint (in process, no sockets: independent of load),
 # counted by callgrind: (Ir(N2) - Ir(N1)) / (N2 - N1) for echo, MRTR, the 2025-11-25 push flow
 # (legacy: a session opened once, then call, pushed question, answer, result) and an in-session
-# echo (legacy-echo). The legacy count grows with N (a session's new stream scans the streams kept for
-# replay): compare legacy figures taken with the same N1 N2 only.
+# echo (legacy-echo). Every count is independent of N1 N2 (the legacy one too, since a session's
+# streams kept for replay are swept at amortized O(1) per new stream).
 # Usage: bench/instructions.sh path/to/instr [N1 N2]
 set -euo pipefail
 bin=$1; n1=${2:-200}; n2=${3:-1200}

@@ -7,10 +7,9 @@
 //! `legacy` is the 2025-11-25 push flow of `provision_database` in a session opened once
 //! up front (the call's SSE stream, the pushed `elicitation/create`, the answer POSTed,
 //! the result read from the stream; see `instr/legacy.rs`), `legacy-echo` an in-session
-//! `tools/call echo`. The push flow's count depends on N: each new stream of a session
-//! scans the streams it keeps for replay (those that ended within the resume window, 60 s),
-//! so its cost per operation grows with the operations done before it in the session
-//! (echo, MRTR and `legacy-echo` are linear). Compare `legacy` counts with the same N1 N2.
+//! `tools/call echo`. Every mode is linear in N (a session's streams kept for replay are
+//! swept at amortized O(1) per new stream; before that fix the push flow's count grew
+//! with the operations done before it in the session).
 //!
 //! `mrtr-stored` runs the MRTR legs in stored-state mode with the in-memory store,
 //! `mrtr-redis` with Redis at `$REDIS_URL` (its own work happens in another process: count
