@@ -399,3 +399,43 @@ async fn a_session_in_use_keeps_its_share_and_an_ended_one_gives_it_back() {
     tokio::time::sleep(Duration::from_millis(1700)).await;
     store.create("s3", &me, record(), idle).await.unwrap();
 }
+
+#[tokio::test]
+async fn what_a_session_relays_to_the_fleet_is_bounded_in_size_and_rate() {
+    let redis_server = RedisServer::start_with(&[]);
+    let redis = Redis::connect(&redis_server.url).await.unwrap();
+    let keys = StateKeys::generate_base64();
+    let (b, _) = replica(&redis, &keys).await;
+    let session = open(FLOOD, b).await.unwrap();
+    let answer = |n: usize, blob: &str| {
+        let id = format!("sterna-deadbeef-{n}");
+        json!({"jsonrpc": "2.0", "id": id, "result": {"blob": blob}})
+    };
+    // Larger than a replica relays (max_published, 1 MiB by default): 413, naming the limit.
+    let big = "z".repeat(1024 * 1024 + 1);
+    let r = send(FLOOD, b, "POST", Some(&session), answer(0, &big)).await;
+    assert_eq!(r.status, 413);
+    let e = r.json().await;
+    assert_eq!(e["error"]["data"]["limit"], "max_published", "{e}");
+    // Answers nobody waits for: 400 while the session's budget lasts (16 a second by
+    // default), then 429 naming publish_rate.
+    let mut statuses = Vec::new();
+    let mut refusal = None;
+    for n in 1..=40 {
+        let r = send(FLOOD, b, "POST", Some(&session), answer(n, "small")).await;
+        statuses.push(r.status);
+        if r.status == 429 && refusal.is_none() {
+            refusal = Some(r.json().await);
+        }
+    }
+    assert_eq!(&statuses[..10], &[400; 10], "{statuses:?}");
+    let e = refusal.unwrap_or_else(|| panic!("no 429 in {statuses:?}"));
+    assert_eq!(e["error"]["data"]["limit"], "publish_rate", "{e}");
+    // Another session of the same replica is not slowed down by this one's budget.
+    let calm = open(CALM, b).await.unwrap();
+    let r = send(CALM, b, "POST", Some(&calm), answer(99, "small")).await;
+    assert_eq!(
+        r.status, 400,
+        "another session's unknown answer: its own budget"
+    );
+}

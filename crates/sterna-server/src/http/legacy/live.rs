@@ -374,7 +374,9 @@ mod tests {
         }
         tokio::time::advance(WINDOW / 2).await;
         // Within the window, by time: nothing expired yet; the count alone triggers sweeps.
-        let later: Vec<_> = (0..3 * SWEEP_AT_LEAST).map(|_| live.new_stream(WINDOW)).collect();
+        let later: Vec<_> = (0..3 * SWEEP_AT_LEAST)
+            .map(|_| live.new_stream(WINDOW))
+            .collect();
         assert_eq!(kept(&live), 4 * SWEEP_AT_LEAST, "nothing expired: all kept");
         tokio::time::advance(WINDOW / 2).await;
         for log in &later {
