@@ -48,6 +48,11 @@ pub struct SessionLimits {
     /// [`StreamStore`](super::StreamStore) (older events are dropped first; a client that
     /// resumes after them misses them).
     pub max_replay_events: usize,
+    /// How many ended streams of a session the replica that ran their requests keeps for
+    /// resumption within the resume window (default 64, besides the requests still
+    /// running): a client sending requests as fast as it can holds a bounded number; the
+    /// oldest are forgotten first (a sweep keeps between half of them and all).
+    pub max_replay_streams: usize,
 }
 
 impl Default for SessionLimits {
@@ -62,6 +67,7 @@ impl Default for SessionLimits {
             max_published: 1024 * 1024,
             publish_rate: 16,
             max_replay_events: 4096,
+            max_replay_streams: 64,
         }
     }
 }

@@ -4,6 +4,7 @@
 
 use super::SessionLimits;
 use super::bus::SessionBus;
+use super::kept::Kept;
 use super::log::StreamLog;
 use crate::legacy::{PushWatch, Pushes};
 use futures_util::future::BoxFuture;
@@ -32,7 +33,7 @@ pub(crate) enum Busy {
 #[derive(Debug)]
 pub(crate) struct Live {
     pub(crate) pushes: Arc<Pushes>,
-    streams: Mutex<Streams>,
+    streams: Mutex<Kept>,
     /// The last stream id: from a random start, so that the streams several replicas
     /// open for one session never share an id (event ids name them in a shared log).
     next_stream: AtomicU64,
@@ -57,7 +58,7 @@ impl Live {
     fn new(limits: &SessionLimits, pushes: Arc<Pushes>) -> Self {
         Self {
             pushes,
-            streams: Mutex::default(),
+            streams: Mutex::new(Kept::new(limits.max_replay_streams, limits.max_in_flight)),
             next_stream: AtomicU64::new(random_start()),
             keep: limits.max_replay_events,
             in_flight: Mutex::default(),
@@ -86,7 +87,7 @@ impl Live {
     }
 
     /// A new stream for a request (never 0, the standalone stream's id). Streams that
-    /// ended more than `window` ago are forgotten (see [`Streams::insert`]).
+    /// ended more than `window` ago are forgotten (see [`Kept`]).
     pub(crate) fn new_stream(&self, window: Duration) -> Arc<StreamLog> {
         let id = (self.next_stream.fetch_add(1, Ordering::Relaxed) + 1) & MAX_STREAM_ID;
         let id = id.max(1);
@@ -99,11 +100,11 @@ impl Live {
         if id == 0 {
             return lock(&self.standalone).clone();
         }
-        lock(&self.streams).map.get(&id).cloned()
+        lock(&self.streams).get(id)
     }
 
     pub(crate) fn forget_stream(&self, id: u64) {
-        lock(&self.streams).map.remove(&id);
+        lock(&self.streams).remove(id);
     }
 
     /// Records a request in flight: refused when its id already is, or when the session
@@ -140,57 +141,12 @@ impl Live {
     pub(crate) fn end(&self) {
         self.ended.cancel();
         self.pushes.close();
-        for log in lock(&self.streams).map.drain().map(|(_, l)| l) {
+        for log in lock(&self.streams).drain() {
             log.finish(None);
         }
         if let Some(log) = lock(&self.standalone).take() {
             log.finish(None);
         }
-    }
-}
-
-/// The streams of a session's requests, kept for replay until they have been over for
-/// the resume window. Expired ones are swept when the map has doubled since the last
-/// sweep, or a window after it: each new stream costs O(1) amortized (a sweep visits n
-/// streams after at least n/2 insertions), and nothing outlives its window by more than
-/// one window or one doubling.
-#[derive(Debug)]
-struct Streams {
-    map: HashMap<u64, Arc<StreamLog>>,
-    /// How many streams the last sweep kept, and when it ran.
-    swept: (usize, Instant),
-    /// How many streams the sweeps have looked at (the cost the tests bound).
-    #[cfg(test)]
-    visits: usize,
-}
-
-impl Default for Streams {
-    fn default() -> Self {
-        Self {
-            map: HashMap::new(),
-            swept: (0, Instant::now()),
-            #[cfg(test)]
-            visits: 0,
-        }
-    }
-}
-
-/// Below this many streams a session is not swept for their count alone.
-const SWEEP_AT_LEAST: usize = 16;
-
-impl Streams {
-    fn insert(&mut self, id: u64, log: Arc<StreamLog>, window: Duration) {
-        let now = Instant::now();
-        let (kept, at) = self.swept;
-        if self.map.len() >= (2 * kept).max(SWEEP_AT_LEAST) || now.duration_since(at) >= window {
-            #[cfg(test)]
-            {
-                self.visits += self.map.len();
-            }
-            self.map.retain(|_, l| !l.expired(window));
-            self.swept = (self.map.len(), now);
-        }
-        self.map.insert(id, log);
     }
 }
 
@@ -308,83 +264,5 @@ impl Lives {
         });
         map.shrink_to_fit();
         live_sessions(map.len());
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    const WINDOW: Duration = Duration::from_secs(60);
-
-    fn kept(live: &Live) -> usize {
-        lock(&live.streams).map.len()
-    }
-
-    #[tokio::test(start_paused = true)]
-    async fn streams_ended_within_the_window_stay_resumable() {
-        let live = Live::default();
-        let first = live.new_stream(WINDOW);
-        first.finish(Some(b"{}"));
-        for _ in 0..100 {
-            live.new_stream(WINDOW).finish(None);
-        }
-        tokio::time::advance(WINDOW / 2).await;
-        live.new_stream(WINDOW);
-        assert!(live.stream(first.id).is_some(), "ended 30 s ago: resumable");
-        assert_eq!(kept(&live), 102);
-    }
-
-    #[tokio::test(start_paused = true)]
-    async fn streams_over_for_a_window_are_forgotten() {
-        let live = Live::default();
-        let first = live.new_stream(WINDOW);
-        first.finish(None);
-        let running = live.new_stream(WINDOW);
-        tokio::time::advance(WINDOW).await;
-        live.new_stream(WINDOW);
-        assert!(live.stream(first.id).is_none(), "ended a window ago");
-        assert!(live.stream(running.id).is_some(), "still running");
-        assert_eq!(kept(&live), 2);
-    }
-
-    #[tokio::test(start_paused = true)]
-    async fn a_long_session_costs_o1_per_stream_and_keeps_a_bounded_map() {
-        let live = Live::default();
-        let running = live.new_stream(WINDOW);
-        let n = 10_000;
-        for _ in 0..n {
-            live.new_stream(WINDOW).finish(None);
-            tokio::time::advance(Duration::from_secs(1)).await;
-            // Within the window: 60 ended streams and the running one; at most twice that
-            // before a sweep.
-            assert!(kept(&live) <= 2 * 61 + 1, "{} streams kept", kept(&live));
-        }
-        assert!(live.stream(running.id).is_some());
-        let visits = lock(&live.streams).visits;
-        // Sweeping at every new stream looked at ~61 streams each time (610,000 here).
-        assert!(visits <= 3 * n, "{visits} visits for {n} streams");
-    }
-
-    #[tokio::test(start_paused = true)]
-    async fn expired_streams_are_swept_once_the_map_doubles() {
-        let live = Live::default();
-        for _ in 0..SWEEP_AT_LEAST {
-            live.new_stream(WINDOW).finish(None);
-        }
-        tokio::time::advance(WINDOW / 2).await;
-        // Within the window, by time: nothing expired yet; the count alone triggers sweeps.
-        let later: Vec<_> = (0..3 * SWEEP_AT_LEAST)
-            .map(|_| live.new_stream(WINDOW))
-            .collect();
-        assert_eq!(kept(&live), 4 * SWEEP_AT_LEAST, "nothing expired: all kept");
-        tokio::time::advance(WINDOW / 2).await;
-        for log in &later {
-            log.finish(None);
-        }
-        tokio::time::advance(Duration::from_secs(1)).await;
-        // The first 16 expired a moment ago; the map has doubled since the last sweep.
-        live.new_stream(WINDOW);
-        assert_eq!(kept(&live), 3 * SWEEP_AT_LEAST + 1);
     }
 }

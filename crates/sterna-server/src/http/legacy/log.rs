@@ -120,6 +120,11 @@ impl StreamLog {
         self.changed.notify_waiters();
     }
 
+    /// When it ended, if it did.
+    pub(crate) fn ended_at(&self) -> Option<tokio::time::Instant> {
+        self.lock().ended_at
+    }
+
     /// Whether it ended more than `window` ago (nobody may resume it any more).
     pub(crate) fn expired(&self, window: Duration) -> bool {
         self.lock().ended_at.is_some_and(|t| t.elapsed() >= window)

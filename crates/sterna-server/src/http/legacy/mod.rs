@@ -12,6 +12,7 @@ mod api;
 mod bus;
 mod config;
 mod get;
+mod kept;
 mod limits;
 mod live;
 mod log;
