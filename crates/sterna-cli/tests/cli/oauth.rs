@@ -277,3 +277,39 @@ async fn call_authorizes_with_oauth_and_caches_the_token_in_the_file() {
     assert!(err.contains("401"), "{err}");
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_header_given_with_dash_h_reaches_the_server() {
+    let (addr, seen) = start_mock().await;
+    let mcp = format!("http://{addr}/mcp");
+    seen.lock().unwrap().tokens.insert("static-token".into());
+    let bearer = "Authorization: Bearer static-token";
+    let (code, out, err) = run_cli(&mcp, &["--no-oauth", "--header", bearer]).await;
+    assert_eq!(code, 0, "stdout: {out}\nstderr: {err}");
+    assert!(out.contains("hi through OAuth"), "{out}");
+    // The one-shot list commands send it too.
+    let out = tokio::process::Command::new(crate::sterna())
+        .args(["tools", &mcp, "--json", "--no-oauth", "-H", bearer])
+        .env("STERNA_LOG", "warn")
+        .output()
+        .await
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{stdout}\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(stdout.contains("\"echo\""), "{stdout}");
+    // A wrong token in the header is the server's 401, not a login.
+    let wrong = "Authorization: Bearer wrong";
+    let (code, _, err) = run_cli(&mcp, &["--no-oauth", "-H", wrong]).await;
+    assert_eq!(code, 4, "{err}");
+    assert!(err.contains("401"), "{err}");
+    let seen = seen.lock().unwrap();
+    assert_eq!(
+        (seen.registrations, seen.authorizations),
+        (0, 0),
+        "no login"
+    );
+}
