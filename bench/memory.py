@@ -1,0 +1,179 @@
+#!/usr/bin/env python3
+"""Memory of a server process: idle, per held connection, per open 2025-11-25 session.
+
+Starts each server given as NAME=COMMAND ({port} in COMMAND is replaced by a free port),
+waits until it listens on 127.0.0.1, and reads /proc/PID/status: VmRSS (resident), RssAnon
+(private anonymous memory: heap, stacks; what the process itself allocated) and RssFile
+(pages of the binary and libraries, shared with every process that maps them). Then:
+
+  conns     opens N keep-alive connections, each answered once (a JSON-RPC `ping`), holds
+            them, and reports the growth per connection;
+  sessions  (servers named with --sessions) opens N 2025-11-25 sessions (`initialize` and
+            `notifications/initialized`), spread over source addresses 127.0.0.2… so that no
+            client exceeds a per-client share (sterna: 100 sessions each), and reports the
+            growth per session.
+
+Usage: bench/memory.py [--conns N] [--sessions-count N] [--sessions NAME,...] NAME=COMMAND ...
+Python 3.11 standard library only; Linux (/proc).
+"""
+
+import argparse
+import json
+import resource
+import shlex
+import socket
+import subprocess
+import time
+
+PING = json.dumps({"jsonrpc": "2.0", "id": 1, "method": "ping"})
+INIT = json.dumps({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+    "protocolVersion": "2025-11-25", "capabilities": {},
+    "clientInfo": {"name": "memory-bench", "version": "1"}}})
+INITIALIZED = json.dumps({"jsonrpc": "2.0", "method": "notifications/initialized"})
+
+
+def status(pid: int) -> dict:
+    out = {}
+    with open(f"/proc/{pid}/status") as f:
+        for line in f:
+            key, _, value = line.partition(":")
+            if key in ("VmRSS", "RssAnon", "RssFile", "VmHWM"):
+                out[key] = int(value.split()[0])  # KiB
+    return out
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def request(body: str, port: int, headers: dict) -> bytes:
+    head = [f"POST /mcp HTTP/1.1", f"Host: 127.0.0.1:{port}", "Content-Type: application/json",
+            "Accept: application/json, text/event-stream", f"Content-Length: {len(body)}"]
+    head += [f"{k}: {v}" for k, v in headers.items()]
+    return ("\r\n".join(head) + "\r\n\r\n" + body).encode()
+
+
+def exchange(sock: socket.socket, data: bytes) -> bytes:
+    """Sends one request, reads until the head of the answer has arrived."""
+    sock.sendall(data)
+    got = b""
+    while b"\r\n\r\n" not in got:
+        chunk = sock.recv(65536)
+        if not chunk:
+            break
+        got += chunk
+    return got
+
+
+def connect(port: int, source: str = "127.0.0.1") -> socket.socket:
+    s = socket.socket()
+    s.bind((source, 0))
+    s.settimeout(10)
+    s.connect(("127.0.0.1", port))
+    return s
+
+
+def held_connections(port: int, n: int) -> list:
+    headers = {"MCP-Protocol-Version": "2026-07-28", "Mcp-Method": "ping"}
+    conns = []
+    for _ in range(n):
+        s = connect(port)
+        exchange(s, request(PING, port, headers))
+        conns.append(s)
+    return conns
+
+
+def open_sessions(port: int, n: int, per_source: int = 100) -> int:
+    opened = 0
+    for i in range(n):
+        source = f"127.0.{2 + i // per_source // 250}.{2 + (i // per_source) % 250}"
+        with connect(port, source) as s:
+            head = exchange(s, request(INIT, port, {})).decode("latin-1")
+        sid = next((line.split(":", 1)[1].strip() for line in head.split("\r\n")
+                    if line.lower().startswith("mcp-session-id:")), None)
+        if not sid:
+            continue
+        with connect(port, source) as s:
+            exchange(s, request(INITIALIZED, port, {"Mcp-Session-Id": sid,
+                                                    "MCP-Protocol-Version": "2025-11-25"}))
+        opened += 1
+    return opened
+
+
+def wait_listening(port: int, proc: subprocess.Popen, timeout: float = 60) -> None:
+    end = time.monotonic() + timeout
+    while time.monotonic() < end:
+        if proc.poll() is not None:
+            raise SystemExit(f"server exited with {proc.returncode}")
+        try:
+            socket.create_connection(("127.0.0.1", port), timeout=1).close()
+            return
+        except OSError:
+            time.sleep(0.1)
+    raise SystemExit("server did not listen")
+
+
+def measure(name: str, command: str, args) -> dict:
+    port = free_port()
+    proc = subprocess.Popen(shlex.split(command.replace("{port}", str(port))),
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        wait_listening(port, proc)
+        time.sleep(1)
+        row = {"server": name, "idle": status(proc.pid)}
+        conns = held_connections(port, args.conns)
+        time.sleep(1)
+        row["conns"] = status(proc.pid)
+        for c in conns:
+            c.close()
+        if name in args.sessions:
+            time.sleep(1)
+            row["before_sessions"] = status(proc.pid)
+            row["opened"] = open_sessions(port, args.sessions_count)
+            time.sleep(1)
+            row["sessions"] = status(proc.pid)
+        return row
+    finally:
+        proc.kill()
+        proc.wait()
+
+
+def per(after: dict, before: dict, key: str, n: int) -> str:
+    return f"{(after[key] - before[key]) * 1024 / max(n, 1):,.0f}"
+
+
+def main() -> None:
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    p.add_argument("--conns", type=int, default=1000)
+    p.add_argument("--sessions-count", type=int, default=10000)
+    p.add_argument("--sessions", default="", help="comma-separated servers that take 2025 sessions")
+    p.add_argument("servers", nargs="+", help="NAME=COMMAND, {port} replaced")
+    args = p.parse_args()
+    args.sessions = set(filter(None, args.sessions.split(",")))
+    want = args.conns + 1024
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    if soft < want:
+        resource.setrlimit(resource.RLIMIT_NOFILE, (min(max(want, soft), hard), hard))
+    print("| server | idle RSS KiB | idle private (RssAnon) KiB | idle file-backed KiB "
+          f"| RSS B/conn ({args.conns:,} held) | private B/conn | peak RSS (VmHWM) KiB with them "
+          "| RSS B/session | private B/session |")
+    print("|---|--:|--:|--:|--:|--:|--:|--:|--:|")
+    for spec in args.servers:
+        name, _, command = spec.partition("=")
+        r = measure(name, command, args)
+        idle, conns = r["idle"], r["conns"]
+        cells = [f"{idle['VmRSS']:,}", f"{idle['RssAnon']:,}", f"{idle['RssFile']:,}",
+                 per(conns, idle, "VmRSS", args.conns), per(conns, idle, "RssAnon", args.conns),
+                 f"{conns['VmHWM']:,}"]
+        if "sessions" in r:
+            b, s, n = r["before_sessions"], r["sessions"], r["opened"]
+            cells += [f"{per(s, b, 'VmRSS', n)} ({n:,} opened)", per(s, b, "RssAnon", n)]
+        else:
+            cells += ["–", "–"]
+        print(f"| {name} | " + " | ".join(cells) + " |", flush=True)
+
+
+if __name__ == "__main__":
+    main()
