@@ -121,29 +121,49 @@ impl RedisReplayStore {
     /// Reads `maxmemory-policy`: `CONFIG GET`, else `INFO memory`. `Err` when Redis
     /// cannot be reached (nothing is concluded then).
     async fn read_policy(&self) -> Result<Verdict, ReplayError> {
-        let mut conn = self.redis.conn.clone();
-        let config: Result<Vec<String>, redis::RedisError> = redis::cmd("CONFIG")
-            .arg("GET")
-            .arg("maxmemory-policy")
-            .query_async(&mut conn)
+        let config: Result<Vec<Vec<String>>, redis::RedisError> = self
+            .redis
+            .on_every_primary(redis::cmd("CONFIG").arg("GET").arg("maxmemory-policy"))
             .await;
         let refused = match config {
-            Ok(pair) => return Ok(judge(pair.get(1).map(String::as_str))),
+            Ok(pairs) => {
+                return Ok(worst(
+                    pairs
+                        .iter()
+                        .map(|pair| judge(pair.get(1).map(String::as_str))),
+                ));
+            }
             Err(e) if unreachable(&e) => return Err(ReplayError::Unavailable(Box::new(e))),
             Err(e) => e,
         };
-        let info: Result<String, redis::RedisError> = redis::cmd("INFO")
-            .arg("memory")
-            .query_async(&mut conn)
+        let info: Result<Vec<String>, redis::RedisError> = self
+            .redis
+            .on_every_primary(redis::cmd("INFO").arg("memory"))
             .await;
         match info {
-            Ok(text) => Ok(judge(info_policy(&text))),
+            Ok(texts) => Ok(worst(texts.iter().map(|t| judge(info_policy(t))))),
             Err(e) if unreachable(&e) => Err(ReplayError::Unavailable(Box::new(e))),
             Err(e) => Ok(Verdict::Unsafe(format!(
                 "Redis maxmemory-policy cannot be read (CONFIG: {refused}; INFO: {e}); \
                  set it to noeviction and use RedisReplayStore::assume_noeviction"
             ))),
         }
+    }
+}
+
+/// Safe when every node (every primary of a cluster) is; else the first unsafe verdict.
+fn worst(verdicts: impl Iterator<Item = Verdict>) -> Verdict {
+    let mut any = false;
+    for v in verdicts {
+        any = true;
+        if v != Verdict::Safe {
+            return v;
+        }
+    }
+    if any {
+        Verdict::Safe
+    } else {
+        Verdict::Unsafe("Redis did not say its maxmemory-policy".to_owned())
     }
 }
 
