@@ -30,6 +30,36 @@ pub(crate) struct Cluster {
     dir: std::path::PathBuf,
     /// `redis+cluster://127.0.0.1:p1,…/`, every node listed.
     pub(crate) url: String,
+    /// The nodes' extra settings.
+    extra: Vec<String>,
+}
+
+/// Starts the node on `port` (its cluster state in `dir/nodes-{port}.conf`).
+fn spawn(dir: &std::path::Path, port: u16, extra: &[String]) -> Child {
+    let p = port.to_string();
+    let conf = format!("nodes-{port}.conf");
+    Command::new("redis-server")
+        .args([
+            "--port",
+            &p,
+            "--bind",
+            "127.0.0.1",
+            "--cluster-enabled",
+            "yes",
+            "--cluster-config-file",
+            &conf,
+            "--cluster-node-timeout",
+            "1000",
+            "--save",
+            "",
+            "--appendonly",
+            "no",
+        ])
+        .args(extra)
+        .current_dir(dir)
+        .stdout(Stdio::null())
+        .spawn()
+        .expect("redis-server is required for these tests (apt-get install redis-server)")
 }
 
 impl Drop for Cluster {
@@ -76,37 +106,14 @@ impl Cluster {
         let ports: Vec<u16> = (0..count).map(|_| free_port()).collect();
         let dir = std::env::temp_dir().join(format!("sterna-redis-cluster-{}", ports[0]));
         std::fs::create_dir_all(&dir).unwrap();
-        let mut nodes = Vec::new();
-        for &port in &ports {
-            let p = port.to_string();
-            let conf = format!("nodes-{port}.conf");
-            let child = Command::new("redis-server")
-                .args([
-                    "--port",
-                    &p,
-                    "--bind",
-                    "127.0.0.1",
-                    "--cluster-enabled",
-                    "yes",
-                    "--cluster-config-file",
-                    &conf,
-                    "--cluster-node-timeout",
-                    "1000",
-                    "--save",
-                    "",
-                    "--appendonly",
-                    "no",
-                ])
-                .args(extra)
-                .current_dir(&dir)
-                .stdout(Stdio::null())
-                .spawn()
-                .expect("redis-server is required for these tests (apt-get install redis-server)");
-            nodes.push(Node {
+        let extra: Vec<String> = extra.iter().map(|&a| a.to_owned()).collect();
+        let nodes = ports
+            .iter()
+            .map(|&port| Node {
                 port,
-                child: Some(child),
-            });
-        }
+                child: Some(spawn(&dir, port, &extra)),
+            })
+            .collect();
         let url = format!(
             "redis+cluster://{}/",
             ports
@@ -115,7 +122,12 @@ impl Cluster {
                 .collect::<Vec<_>>()
                 .join(",")
         );
-        let cluster = Self { nodes, dir, url };
+        let cluster = Self {
+            nodes,
+            dir,
+            url,
+            extra,
+        };
         for &port in &ports {
             wait(&format!("node {port} listening"), || {
                 std::net::TcpStream::connect(("127.0.0.1", port)).is_ok()
@@ -256,6 +268,18 @@ impl Cluster {
             c.kill().unwrap();
             c.wait().unwrap();
         }
+    }
+
+    /// Starts the killed node on `port` again: it rejoins the cluster (a former primary
+    /// as a replica of the one promoted in its place).
+    pub(crate) fn restart(&mut self, port: u16) {
+        let child = spawn(&self.dir, port, &self.extra);
+        let node = self.nodes.iter_mut().find(|n| n.port == port).unwrap();
+        assert!(node.child.is_none(), "node {port} is running");
+        node.child = Some(child);
+        wait(&format!("node {port} listening"), || {
+            std::net::TcpStream::connect(("127.0.0.1", port)).is_ok()
+        });
     }
 
     /// Waits until a replica has taken over every slot of a killed primary.
