@@ -270,6 +270,27 @@ impl Cluster {
         }
     }
 
+    /// Moves the slot of `key` (holding no keys: a channel's) to the primary on `to`, as
+    /// `redis-cli --cluster reshard` does for each slot.
+    pub(crate) fn move_slot_of(&self, key: &str, to: u16) {
+        let any = self.live_ports()[0];
+        let slot = cli(any, &["cluster", "keyslot", key]).trim().to_owned();
+        let from = self.owner(key);
+        let target = self.id(to);
+        for port in [to, from] {
+            assert_eq!(
+                cli(port, &["cluster", "setslot", &slot, "node", &target]).trim(),
+                "OK"
+            );
+        }
+        for port in self.primaries() {
+            if port != to && port != from {
+                cli(port, &["cluster", "setslot", &slot, "node", &target]);
+            }
+        }
+        self.wait_ok();
+    }
+
     /// Starts the killed node on `port` again: it rejoins the cluster (a former primary
     /// as a replica of the one promoted in its place).
     pub(crate) fn restart(&mut self, port: u16) {
