@@ -138,9 +138,17 @@ async fn endpoint(
                 .await
                 .map_err(|e| CliError::Local(format!("redis {url}: {e}")))?
                 .with_prefix(args.redis_prefix.clone());
+            // A user without a command the fleet needs is refused here, not mid-request.
+            for warning in redis
+                .check_settings()
+                .await
+                .map_err(|e| CliError::Local(format!("redis {url}: {e}")))?
+            {
+                tracing::warn!("{warning}");
+            }
             let server = demo_server::build(
                 keys,
-                Some(Arc::new(redis.replay_store())),
+                Some(Arc::new(redis.replay_store().replicas(args.redis_replicas))),
                 Some(Arc::new(redis.task_store())),
                 lease,
                 skills,

@@ -227,3 +227,80 @@ async fn session_records_live_expire_and_end() {
     assert!(store.remove("s2", &me).await.unwrap());
     assert!(!store.remove("s2", &me).await.unwrap());
 }
+
+/// `ACL SETUSER` on the server (every node of a cluster): the URL as that user.
+#[cfg(test)]
+fn acl_user(server: &Server, user: &str, rules: &[&str]) -> String {
+    if let Some(cluster) = &server.cluster {
+        return cluster.acl_user(user, "pw", rules);
+    }
+    let port = server.url.rsplit(':').next().unwrap().trim_end_matches('/');
+    let mut args = vec!["acl", "setuser", user, "on", ">pw"];
+    args.extend_from_slice(rules);
+    assert_eq!(cluster::cli(port.parse().unwrap(), &args).trim(), "OK");
+    server
+        .url
+        .replacen("redis://", &format!("redis://{user}:pw@"), 1)
+}
+
+#[tokio::test]
+async fn the_settings_check_names_missing_commands_and_warns_of_no_persistence() {
+    let server = Server::start();
+    let redis = Redis::connect(&server.url).await.unwrap();
+    // The test servers run without persistence.
+    let warnings = redis.check_settings().await.unwrap();
+    assert!(
+        warnings.iter().any(|w| w.contains("appendonly yes")),
+        "{warnings:?}"
+    );
+    // The documented command list is enough.
+    let enough = acl_user(
+        &server,
+        "fleet",
+        &[
+            "~sterna:*",
+            "&sterna:*",
+            "+@connection",
+            "+get",
+            "+set",
+            "+getex",
+            "+del",
+            "+exists",
+            "+pexpire",
+            "+pttl",
+            "+hget",
+            "+hmget",
+            "+hset",
+            "+zadd",
+            "+zrem",
+            "+zscore",
+            "+zcard",
+            "+zremrangebyscore",
+            "+xadd",
+            "+xrange",
+            "+eval",
+            "+time",
+            "+publish",
+            "+subscribe",
+            "+spublish",
+            "+ssubscribe",
+            "+wait",
+            "+cluster|slots",
+            "+cluster|shards",
+            "+config|get",
+            "+info",
+        ],
+    );
+    let redis = Redis::connect(&enough).await.unwrap();
+    let warnings = redis.check_settings().await.unwrap();
+    assert!(warnings.iter().all(|w| !w.contains("WAIT")), "{warnings:?}");
+    // Without XADD (streams) and ZADD (run inside the scripts): refused, both named.
+    let short = acl_user(
+        &server,
+        "short",
+        &["~sterna:*", "&sterna:*", "+@all", "-xadd", "-zadd"],
+    );
+    let redis = Redis::connect(&short).await.unwrap();
+    let err = redis.check_settings().await.unwrap_err().to_string();
+    assert!(err.contains("XADD") && err.contains("ZADD"), "{err}");
+}
