@@ -289,6 +289,10 @@ pub(crate) struct ServeArgs {
         env = "STERNA_TASK_LEASE"
     )]
     pub(crate) task_lease: f64,
+    /// Trust only the CA certificates (PEM) in this file for a rediss:// Redis's
+    /// certificate, instead of the platform's roots.
+    #[arg(long, value_name = "PEM", env = "STERNA_REDIS_CA", requires = "redis")]
+    pub(crate) redis_ca: Option<std::path::PathBuf>,
     /// Acknowledge a single-use consumption only once this many replicas of its Redis
     /// primary have it (WAIT): 1 where a replica can be promoted (a cluster with
     /// replicas, a managed Redis with failover).

@@ -234,7 +234,11 @@ impl RedisBus {
     ) -> Result<(), redis::RedisError> {
         let client = match &self.redis.target {
             Target::Single(client) => client,
-            Target::Cluster(nodes) => return self.receive_sharded(nodes, changes, service).await,
+            Target::Cluster(nodes, root_ca) => {
+                return self
+                    .receive_sharded(nodes, root_ca.as_deref(), changes, service)
+                    .await;
+            }
         };
         let mut pubsub = client.get_async_pubsub().await?;
         pubsub.subscribe(&self.channel).await?;
@@ -271,11 +275,12 @@ impl RedisBus {
     async fn receive_sharded(
         &self,
         nodes: &[String],
+        root_ca: Option<&[u8]>,
         changes: &sterna::server::Changes,
         service: Option<&McpService>,
     ) -> Result<(), redis::RedisError> {
         let (tx, mut pushes) = tokio::sync::mpsc::unbounded_channel();
-        let mut conn = super::cluster_client(nodes, Some(tx))?
+        let mut conn = super::cluster_client(nodes, Some(tx), root_ca)?
             .get_async_connection()
             .await?;
         conn.ssubscribe(&self.channel).await?;

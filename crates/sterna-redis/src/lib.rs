@@ -84,8 +84,9 @@ pub struct Redis {
 pub(crate) enum Target {
     /// One Redis (with its replicas behind it, if any).
     Single(redis::Client),
-    /// A Redis Cluster: the URLs of the nodes given (each `redis://` or `rediss://`).
-    Cluster(Vec<String>),
+    /// A Redis Cluster: the URLs of the nodes given (each `redis://` or `rediss://`), and
+    /// the root CA (PEM) to trust for TLS.
+    Cluster(Vec<String>, Option<Vec<u8>>),
 }
 
 /// The connection the stores send their commands on: one Redis, or a cluster (commands
@@ -144,11 +145,43 @@ impl Redis {
     /// Commands time out after 2 s; a lost connection is re-established when next needed
     /// (three quick attempts, so a request during an outage fails within about a second
     /// instead of waiting out a long backoff).
+    ///
+    /// `rediss://` needs the feature `tls`; the server's certificate is checked against
+    /// the platform's roots (or see [`connect_with_root_ca`](Self::connect_with_root_ca)).
     pub async fn connect(url: &str) -> Result<Self, redis::RedisError> {
-        if let Some(nodes) = cluster_nodes(url)? {
-            return Self::connect_cluster(&nodes).await;
+        Self::connect_trusting(url, None).await
+    }
+
+    /// Connects like [`connect`](Self::connect), trusting only `root_ca_pem` (PEM
+    /// certificates) for a `rediss://` server's certificate: a private CA's.
+    #[cfg(feature = "tls")]
+    pub async fn connect_with_root_ca(
+        url: &str,
+        root_ca_pem: &[u8],
+    ) -> Result<Self, redis::RedisError> {
+        Self::connect_trusting(url, Some(root_ca_pem.to_vec())).await
+    }
+
+    async fn connect_trusting(
+        url: &str,
+        root_ca: Option<Vec<u8>>,
+    ) -> Result<Self, redis::RedisError> {
+        #[cfg(feature = "tls")]
+        if url.starts_with("rediss") {
+            // The process's rustls provider, when no other part installed one.
+            let _ = rustls::crypto::ring::default_provider().install_default();
         }
-        let client = redis::Client::open(url)?;
+        if let Some(nodes) = cluster_nodes(url)? {
+            let conn = cluster_client(&nodes, None, root_ca.as_deref())?
+                .get_async_connection()
+                .await?;
+            return Ok(Self {
+                target: Target::Cluster(nodes, root_ca),
+                conn: Conn::Cluster(conn),
+                prefix: "sterna".to_owned(),
+            });
+        }
+        let client = single_client(url, root_ca)?;
         let config = ConnectionManagerConfig::new()
             .set_connection_timeout(Some(TIMEOUT))
             .set_response_timeout(Some(TIMEOUT))
@@ -170,9 +203,11 @@ impl Redis {
     /// `-32603` and may be retried; nothing is accepted unchecked.
     pub async fn connect_cluster<S: AsRef<str>>(nodes: &[S]) -> Result<Self, redis::RedisError> {
         let nodes: Vec<String> = nodes.iter().map(|n| n.as_ref().to_owned()).collect();
-        let conn = cluster_client(&nodes, None)?.get_async_connection().await?;
+        let conn = cluster_client(&nodes, None, None)?
+            .get_async_connection()
+            .await?;
         Ok(Self {
-            target: Target::Cluster(nodes),
+            target: Target::Cluster(nodes, None),
             conn: Conn::Cluster(conn),
             prefix: "sterna".to_owned(),
         })
@@ -180,7 +215,7 @@ impl Redis {
 
     /// Whether this is a Redis Cluster.
     pub fn is_cluster(&self) -> bool {
-        matches!(self.target, Target::Cluster(_))
+        matches!(self.target, Target::Cluster(..))
     }
 
     /// Prefixes every key with `prefix` instead of `sterna` (several fleets, one Redis).
@@ -255,8 +290,13 @@ impl Redis {
 pub(crate) fn cluster_client(
     nodes: &[String],
     push: Option<tokio::sync::mpsc::UnboundedSender<redis::PushInfo>>,
+    root_ca: Option<&[u8]>,
 ) -> Result<redis::cluster::ClusterClient, redis::RedisError> {
-    let mut builder = redis::cluster::ClusterClientBuilder::new(nodes.to_vec())
+    let mut builder = redis::cluster::ClusterClientBuilder::new(nodes.to_vec());
+    if let Some(pem) = root_ca {
+        builder = with_root_ca(builder, pem)?;
+    }
+    let mut builder = builder
         .connection_timeout(TIMEOUT)
         .response_timeout(TIMEOUT)
         .retries(3)
@@ -268,6 +308,50 @@ pub(crate) fn cluster_client(
             .push_sender(push);
     }
     builder.build()
+}
+
+/// A client of one Redis, trusting `root_ca` (PEM) for TLS when given.
+fn single_client(url: &str, root_ca: Option<Vec<u8>>) -> Result<redis::Client, redis::RedisError> {
+    match root_ca {
+        None => redis::Client::open(url),
+        #[cfg(feature = "tls")]
+        Some(pem) => redis::Client::build_with_tls(
+            url,
+            redis::TlsCertificates {
+                client_tls: None,
+                root_cert: Some(pem),
+            },
+        ),
+        #[cfg(not(feature = "tls"))]
+        Some(_) => Err(no_tls()),
+    }
+}
+
+#[cfg(feature = "tls")]
+fn with_root_ca(
+    builder: redis::cluster::ClusterClientBuilder,
+    pem: &[u8],
+) -> Result<redis::cluster::ClusterClientBuilder, redis::RedisError> {
+    Ok(builder.certs(redis::TlsCertificates {
+        client_tls: None,
+        root_cert: Some(pem.to_vec()),
+    }))
+}
+
+#[cfg(not(feature = "tls"))]
+fn with_root_ca(
+    _: redis::cluster::ClusterClientBuilder,
+    _: &[u8],
+) -> Result<redis::cluster::ClusterClientBuilder, redis::RedisError> {
+    Err(no_tls())
+}
+
+#[cfg(not(feature = "tls"))]
+fn no_tls() -> redis::RedisError {
+    redis::RedisError::from((
+        redis::ErrorKind::InvalidClientConfig,
+        "TLS needs sterna-redis's feature tls",
+    ))
 }
 
 /// The nodes of a `redis+cluster://` (or `rediss+cluster://`) URL, each as a `redis://`
