@@ -8,6 +8,13 @@
 //! push stops waiting), and a script publishes an answer only when its id is there,
 //! removing it (so each answer goes out at most once). Answers a client invents are
 //! dropped in Redis before they reach any subscriber.
+//!
+//! On a Redis Cluster the channel is a sharded one (`SPUBLISH`/`SSUBSCRIBE`, Redis 7):
+//! its messages stay on the shard that owns the channel's slot instead of crossing the
+//! whole cluster. The subscription follows that slot: when the connection to a node drops
+//! (its primary failed) or Redis ends the subscription (`sunsubscribe`: the slot moved),
+//! the bus subscribes again, on the slot's owner by then. An answer is claimed by a
+//! script on its push's key (at most once, as above) and then published.
 
 use super::{Redis, Target};
 use futures_util::StreamExt;
@@ -77,7 +84,8 @@ enum Body {
     Session(SessionEvent),
 }
 
-/// The fleet's message bus on Redis pub/sub (channel `{prefix}:bus`).
+/// The fleet's message bus on Redis pub/sub (channel `{prefix}:bus:all`; sharded on a
+/// cluster).
 #[derive(Debug)]
 pub struct RedisBus {
     redis: Redis,

@@ -21,9 +21,12 @@
 //! one key (commands sent together touch one key each and are not a transaction), so the
 //! layout works on a Redis Cluster: [`Redis::connect`] takes a cluster as
 //! `redis+cluster://host1:port1,host2:port2/` (any of its nodes; the rest are discovered),
-//! and the [bus](RedisBus) uses sharded pub/sub there (`SPUBLISH`/`SSUBSCRIBE`). When Redis cannot be reached, the affected
-//! requests fail with a clear error and work again when it is back; nothing fails open (a
-//! single-use state is never accepted twice because Redis blinked).
+//! and the [bus](RedisBus) uses sharded pub/sub there (`SPUBLISH`/`SSUBSCRIBE`). Where a
+//! replica can be promoted, [`RedisReplayStore::replicas`] keeps acknowledged consumptions
+//! across a failover. [`Redis::check_settings`] checks the user's commands and persistence
+//! at startup; `rediss://` needs the feature `tls`. When Redis cannot be reached, the
+//! affected requests fail with a clear error and work again when it is back; nothing fails
+//! open (a single-use state is never accepted twice because Redis blinked).
 //!
 //! ```no_run
 //! # async fn run() -> Result<(), redis::RedisError> {
@@ -147,7 +150,7 @@ impl Redis {
     /// instead of waiting out a long backoff).
     ///
     /// `rediss://` needs the feature `tls`; the server's certificate is checked against
-    /// the platform's roots (or see [`connect_with_root_ca`](Self::connect_with_root_ca)).
+    /// the platform's roots (or those given to `connect_with_root_ca`, feature `tls`).
     pub async fn connect(url: &str) -> Result<Self, redis::RedisError> {
         Self::connect_trusting(url, None).await
     }
