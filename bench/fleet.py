@@ -12,7 +12,10 @@ Setups, each started fresh per repetition (repetitions interleaved):
   direct        1 replica, `sterna serve --http` (in-memory replay store), the load generator
                 talking to it directly;
   direct-redis  1 replica, `sterna serve --http --redis` (Redis replay store, session store, bus);
-  nginx-3       3 replicas `sterna serve --http --redis --replica rN` behind nginx.
+  nginx-3       3 replicas `sterna serve --http --redis --replica rN` behind nginx;
+  direct-cluster, nginx-3-cluster
+                the same two on a Redis Cluster (3 primaries, `redis+cluster://`; `--setups`
+                picks them: they are not run by default).
 
 Modes: `mrtr` (provision_database: 2 requests per operation, no Redis involved) and
 `single-use` (redeem_voucher: the final leg consumes its state in the replay store).
@@ -32,6 +35,7 @@ import argparse
 import atexit
 import os
 import shutil
+import socket
 import statistics
 import subprocess
 import sys
@@ -44,7 +48,18 @@ import compare  # noqa: E402  (the /proc helpers, process control and the load g
 
 REPO = compare.REPO
 SETUPS = ["direct", "direct-redis", "nginx-3"]
+ALL_SETUPS = SETUPS + ["direct-cluster", "nginx-3-cluster"]
 MODES = ["mrtr", "single-use"]
+
+
+def bindable(port: int) -> bool:
+    """Whether nothing listens on 127.0.0.1:port (a cluster node's bus port)."""
+    try:
+        with socket.socket() as s:
+            s.bind(("127.0.0.1", port))
+        return True
+    except OSError:
+        return False
 
 
 class Fleet:
@@ -55,12 +70,15 @@ class Fleet:
         keys = subprocess.run([str(sterna), "keygen"], capture_output=True, text=True, check=True).stdout.strip()
         env = dict(os.environ, STERNA_STATE_KEYS=keys, STERNA_LOG="error")
         redis_url = None
-        if setup != "direct":
+        if setup.endswith("-cluster"):
+            redis_url = self.start_cluster(env, run)
+        elif setup != "direct":
             port = compare.free_port()
             cmd = ["redis-server", "--port", str(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"]
             self.parts["redis"].append(compare.start_server(cmd, env, run / "redis.log", port, 10))
             redis_url = f"redis://127.0.0.1:{port}/"
-        n = 3 if setup == "nginx-3" else 1
+        nginx = setup.startswith("nginx-3")
+        n = 3 if nginx else 1
         ports = []
         for i in range(1, n + 1):
             port = compare.free_port()
@@ -69,7 +87,7 @@ class Fleet:
                 cmd += ["--redis", redis_url]
             self.parts["replicas"].append(compare.start_server(cmd, env, run / f"r{i}.log", port, 30))
             ports.append(port)
-        if setup != "nginx-3":
+        if not nginx:
             self.url = f"http://127.0.0.1:{ports[0]}/mcp"
             return
         port = compare.free_port()
@@ -81,6 +99,28 @@ class Fleet:
                "-g", "daemon off;"]
         self.parts["nginx"].append(compare.start_server(cmd, env, run / "nginx.log", port, 10))
         self.url = f"http://127.0.0.1:{port}/mcp"
+
+    def start_cluster(self, env: dict, run: Path) -> str:
+        """3 `--cluster-enabled` nodes joined by `redis-cli --cluster create`: the URL."""
+        ports = []
+        while len(ports) < 3:
+            port = compare.free_port()
+            if port < 55000 and port not in ports and bindable(port + 10000):
+                ports.append(port)
+        for port in ports:
+            cmd = ["redis-server", "--port", str(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no",
+                   "--cluster-enabled", "yes", "--cluster-config-file", str(run / f"nodes-{port}.conf")]
+            self.parts["redis"].append(compare.start_server(cmd, env, run / f"redis-{port}.log", port, 10))
+        addrs = [f"127.0.0.1:{p}" for p in ports]
+        subprocess.run(["redis-cli", "--cluster", "create", *addrs, "--cluster-replicas", "0", "--cluster-yes"],
+                       capture_output=True, check=True, stdin=subprocess.DEVNULL)
+        deadline = time.time() + 30
+        while not all("cluster_state:ok" in subprocess.run(["redis-cli", "-p", str(p), "cluster", "info"],
+                                                            capture_output=True, text=True).stdout for p in ports):
+            if time.time() > deadline:
+                raise RuntimeError("the Redis Cluster is not ok")
+            time.sleep(0.05)
+        return "redis+cluster://" + ",".join(addrs) + "/"
 
     def cpu(self) -> dict[str, float]:
         return {role: sum(compare.cpu_seconds(p.pid) for p in procs) for role, procs in self.parts.items()}
@@ -118,7 +158,7 @@ def measure(args, setup: str, rep: int, rows: list) -> None:
 def report(rows: list, args) -> str:
     out = ["| setup | mode | C | ops/s | p99 ms | replicas µs/op | nginx µs/op | redis µs/op | total server CPU µs/op |",
            "|---|---|--:|--:|--:|--:|--:|--:|--:|"]
-    for setup in SETUPS:
+    for setup in args.setups:
         for mode in MODES:
             for c in args.concurrency:
                 sel = [r for r in rows if (r["setup"], r["mode"], r["c"]) == (setup, mode, c)]
@@ -138,7 +178,12 @@ def main(argv) -> int:
     p.add_argument("--warmup", type=float, default=2.0)
     p.add_argument("--reps", type=int, default=3)
     p.add_argument("--concurrency", default="32", help="comma-separated (default 32)")
+    p.add_argument("--setups", default=",".join(SETUPS),
+                   help=f"comma-separated, of {', '.join(ALL_SETUPS)} (default {','.join(SETUPS)})")
     args = p.parse_args(argv)
+    args.setups = args.setups.split(",")
+    if unknown := [s for s in args.setups if s not in ALL_SETUPS]:
+        p.error(f"unknown setup(s): {', '.join(unknown)}")
     args.concurrency = [int(c) for c in args.concurrency.split(",")]
     args.sterna = REPO / "target/release/sterna"
     args.loadgen = REPO / "target/release/loadgen"
@@ -151,7 +196,7 @@ def main(argv) -> int:
     rows: list = []
     compare.log(f"load average before: {os.getloadavg()}")
     for rep in range(args.reps):
-        for setup in SETUPS:
+        for setup in args.setups:
             measure(args, setup, rep, rows)
     compare.log(f"load average after: {os.getloadavg()}")
     print(report(rows, args))

@@ -268,7 +268,8 @@ pub(crate) struct ServeArgs {
     #[arg(long, value_name = "ADDR")]
     pub(crate) http: Option<std::net::SocketAddr>,
     /// Share single-use states, 2025-11-25 sessions and list/resource changes with the
-    /// other replicas of a fleet through this Redis (redis://HOST:PORT/DB).
+    /// other replicas of a fleet through this Redis (redis://HOST:PORT/DB, or
+    /// redis+cluster://HOST:PORT,HOST:PORT/ for a Redis Cluster).
     #[arg(long, value_name = "URL", env = "STERNA_REDIS_URL", requires = "http")]
     pub(crate) redis: Option<String>,
     /// The name of this replica: sent as `x-sterna-replica` on every response and logged
@@ -288,6 +289,21 @@ pub(crate) struct ServeArgs {
         env = "STERNA_TASK_LEASE"
     )]
     pub(crate) task_lease: f64,
+    /// Trust only the CA certificates (PEM) in this file for a rediss:// Redis's
+    /// certificate, instead of the platform's roots.
+    #[arg(long, value_name = "PEM", env = "STERNA_REDIS_CA", requires = "redis")]
+    pub(crate) redis_ca: Option<std::path::PathBuf>,
+    /// Acknowledge a single-use consumption only once this many replicas of its Redis
+    /// primary have it (WAIT): 1 where a replica can be promoted (a cluster with
+    /// replicas, a managed Redis with failover).
+    #[arg(
+        long,
+        value_name = "N",
+        env = "STERNA_REDIS_REPLICAS",
+        default_value_t = 0,
+        requires = "redis"
+    )]
+    pub(crate) redis_replicas: u32,
     /// The key prefix in Redis (several fleets on one Redis).
     #[arg(
         long,

@@ -134,13 +134,29 @@ async fn endpoint(
                      states; set STERNA_STATE_KEYS to the fleet's key list"
                 );
             }
-            let redis = sterna_redis::Redis::connect(url)
-                .await
+            let connected = match &args.redis_ca {
+                None => sterna_redis::Redis::connect(url).await,
+                Some(path) => {
+                    let pem = std::fs::read(path).map_err(|e| {
+                        CliError::Local(format!("--redis-ca {}: {e}", path.display()))
+                    })?;
+                    sterna_redis::Redis::connect_with_root_ca(url, &pem).await
+                }
+            };
+            let redis = connected
                 .map_err(|e| CliError::Local(format!("redis {url}: {e}")))?
                 .with_prefix(args.redis_prefix.clone());
+            // A user without a command the fleet needs is refused here, not mid-request.
+            for warning in redis
+                .check_settings()
+                .await
+                .map_err(|e| CliError::Local(format!("redis {url}: {e}")))?
+            {
+                tracing::warn!("{warning}");
+            }
             let server = demo_server::build(
                 keys,
-                Some(Arc::new(redis.replay_store())),
+                Some(Arc::new(redis.replay_store().replicas(args.redis_replicas))),
                 Some(Arc::new(redis.task_store())),
                 lease,
                 skills,

@@ -8,8 +8,15 @@
 //! push stops waiting), and a script publishes an answer only when its id is there,
 //! removing it (so each answer goes out at most once). Answers a client invents are
 //! dropped in Redis before they reach any subscriber.
+//!
+//! On a Redis Cluster the channel is a sharded one (`SPUBLISH`/`SSUBSCRIBE`, Redis 7):
+//! its messages stay on the shard that owns the channel's slot instead of crossing the
+//! whole cluster. The subscription follows that slot: when the connection to a node drops
+//! (its primary failed) or Redis ends the subscription (`sunsubscribe`: the slot moved),
+//! the bus subscribes again, on the slot's owner by then. An answer is claimed by a
+//! script on its push's key (at most once, as above) and then published.
 
-use super::Redis;
+use super::{Redis, Target};
 use futures_util::StreamExt;
 use futures_util::future::BoxFuture;
 use serde::{Deserialize, Serialize};
@@ -44,6 +51,17 @@ if tonumber(expiry) < now then return 0 end
 redis.call('PUBLISH', ARGV[2], ARGV[3])
 return 1";
 
+/// Claims an answer when its push waits, once (a cluster: the answer is published after,
+/// on the bus's shard): KEYS[1] the session's pushes; ARGV: push id.
+const CLAIM: &str = r"
+local expiry = redis.call('ZSCORE', KEYS[1], ARGV[1])
+if not expiry then return 0 end
+redis.call('ZREM', KEYS[1], ARGV[1])
+local t = redis.call('TIME')
+local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+if tonumber(expiry) < now then return 0 end
+return 1";
+
 /// How often the subscription is pinged (a connection that died silently is noticed).
 const PING_EVERY: Duration = Duration::from_secs(10);
 
@@ -66,7 +84,8 @@ enum Body {
     Session(SessionEvent),
 }
 
-/// The fleet's message bus on Redis pub/sub (channel `{prefix}:bus`).
+/// The fleet's message bus on Redis pub/sub (channel `{prefix}:bus:all`; sharded on a
+/// cluster).
 #[derive(Debug)]
 pub struct RedisBus {
     redis: Redis,
@@ -136,19 +155,28 @@ impl RedisBus {
         let Some(json) = self.envelope(body) else {
             return false;
         };
-        let mut conn = self.redis.conn.clone();
-        let sent: Result<i64, _> = redis::cmd("PUBLISH")
-            .arg(&self.channel)
-            .arg(json)
-            .query_async(&mut conn)
-            .await;
-        match sent {
+        match self.publish_raw(json).await {
             Ok(_) => true,
             Err(e) => {
                 tracing::warn!(error = %e, "could not publish to the fleet");
                 false
             }
         }
+    }
+
+    /// `PUBLISH`, or `SPUBLISH` on a cluster.
+    async fn publish_raw(&self, json: String) -> Result<i64, redis::RedisError> {
+        let publish = if self.redis.is_cluster() {
+            "SPUBLISH"
+        } else {
+            "PUBLISH"
+        };
+        let mut conn = self.redis.conn.clone();
+        redis::cmd(publish)
+            .arg(&self.channel)
+            .arg(json)
+            .query_async(&mut conn)
+            .await
     }
 
     fn envelope(&self, body: Body) -> Option<String> {
@@ -169,15 +197,30 @@ impl RedisBus {
             return false;
         };
         let mut conn = self.redis.conn.clone();
-        let sent: Result<i64, _> = redis::cmd("EVAL")
-            .arg(ANSWER)
-            .arg(1)
-            .arg(self.pushes_key(session))
-            .arg(member)
-            .arg(&self.channel)
-            .arg(json)
-            .query_async(&mut conn)
-            .await;
+        let sent: Result<i64, _> = if self.redis.is_cluster() {
+            // The push's key and the channel are in two slots: claim, then publish.
+            let claimed: Result<i64, _> = redis::cmd("EVAL")
+                .arg(CLAIM)
+                .arg(1)
+                .arg(self.pushes_key(session))
+                .arg(member)
+                .query_async(&mut conn)
+                .await;
+            match claimed {
+                Ok(1) => self.publish_raw(json).await.map(|_| 1),
+                other => other,
+            }
+        } else {
+            redis::cmd("EVAL")
+                .arg(ANSWER)
+                .arg(1)
+                .arg(self.pushes_key(session))
+                .arg(member)
+                .arg(&self.channel)
+                .arg(json)
+                .query_async(&mut conn)
+                .await
+        };
         match sent {
             Ok(n) => n == 1,
             Err(e) => {
@@ -197,7 +240,15 @@ impl RedisBus {
         changes: &sterna::server::Changes,
         service: Option<&McpService>,
     ) -> Result<(), redis::RedisError> {
-        let mut pubsub = self.redis.client.get_async_pubsub().await?;
+        let client = match &self.redis.target {
+            Target::Single(client) => client,
+            Target::Cluster(nodes, root_ca) => {
+                return self
+                    .receive_sharded(nodes, root_ca.as_deref(), changes, service)
+                    .await;
+            }
+        };
+        let mut pubsub = client.get_async_pubsub().await?;
         pubsub.subscribe(&self.channel).await?;
         if self.subscribed.fetch_add(1, Ordering::Relaxed) > 0 {
             tracing::warn!(channel = %self.channel, "subscribed to the Redis bus again");
@@ -208,7 +259,11 @@ impl RedisBus {
         loop {
             tokio::select! {
                 msg = messages.next() => match msg {
-                    Some(msg) => self.hand_on(&msg, changes, service),
+                    Some(msg) => {
+                        if let Ok(payload) = msg.get_payload::<Vec<u8>>() {
+                            self.hand_on(&payload, changes, service);
+                        }
+                    }
                     None => return Ok(()),
                 },
                 _ = ping.tick() => {
@@ -222,16 +277,62 @@ impl RedisBus {
         }
     }
 
+    /// Subscribes to the sharded channel on a cluster (the primary of its slot) and hands
+    /// on what arrives until the subscription ends (`Ok`: the primary's connection
+    /// dropped, the slot moved, a ping went unanswered) or fails.
+    async fn receive_sharded(
+        &self,
+        nodes: &[String],
+        root_ca: Option<&[u8]>,
+        changes: &sterna::server::Changes,
+        service: Option<&McpService>,
+    ) -> Result<(), redis::RedisError> {
+        let (tx, mut pushes) = tokio::sync::mpsc::unbounded_channel();
+        let mut conn = super::cluster_client(nodes, Some(tx), root_ca)?
+            .get_async_connection()
+            .await?;
+        conn.ssubscribe(&self.channel).await?;
+        if self.subscribed.fetch_add(1, Ordering::Relaxed) > 0 {
+            tracing::warn!(channel = %self.channel, "subscribed to the Redis bus again");
+        }
+        let mut ping = tokio::time::interval(PING_EVERY);
+        ping.tick().await;
+        loop {
+            tokio::select! {
+                push = pushes.recv() => {
+                    let Some(push) = push else { return Ok(()) };
+                    match push.kind {
+                        redis::PushKind::SMessage => {
+                            if let Some(redis::Value::BulkString(payload)) = push.data.get(1) {
+                                self.hand_on(payload, changes, service);
+                            }
+                        }
+                        redis::PushKind::Disconnection | redis::PushKind::SUnsubscribe => {
+                            return Ok(());
+                        }
+                        _ => {}
+                    }
+                },
+                _ = ping.tick() => {
+                    // A command on the channel's slot: the owner's connection is alive.
+                    let exists = redis::cmd("EXISTS").arg(&self.channel).to_owned();
+                    match tokio::time::timeout(PING_EVERY / 2, exists.query_async::<i64>(&mut conn)).await {
+                        Ok(Ok(_)) => {}
+                        Ok(Err(e)) => return Err(e),
+                        Err(_) => return Ok(()),
+                    }
+                }
+            }
+        }
+    }
+
     fn hand_on(
         &self,
-        msg: &redis::Msg,
+        payload: &[u8],
         changes: &sterna::server::Changes,
         service: Option<&McpService>,
     ) {
-        let Ok(payload) = msg.get_payload::<String>() else {
-            return;
-        };
-        let Ok(envelope) = serde_json::from_str::<Envelope>(&payload) else {
+        let Ok(envelope) = serde_json::from_slice::<Envelope>(payload) else {
             tracing::warn!("an unreadable message on the fleet bus");
             return;
         };

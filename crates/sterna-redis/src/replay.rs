@@ -7,6 +7,15 @@
 //! or `INFO memory` where `CONFIG` is refused, as on some managed services) before the
 //! first consumption and again every minute, and refuses single-use states while the
 //! policy evicts or cannot be read.
+//!
+//! Redis replicates asynchronously: a primary that dies right after recording a
+//! consumption may take it along, and the replica promoted in its place would accept the
+//! state again. With [`replicas(n)`](RedisReplayStore::replicas) a consumption is
+//! acknowledged only once `n` replicas have it (`WAIT n`, in the same round trip as the
+//! `SET`); when fewer confirm in time the consumption is taken back (a script deletes the
+//! key if it still holds this consumer's token) and the call fails with `-32603`:
+//! nothing ran, the client retries the same state. No acknowledged consumption is lost
+//! with one primary.
 
 use super::{Redis, hex};
 use futures_util::future::BoxFuture;
@@ -38,7 +47,18 @@ struct Policy {
 pub struct RedisReplayStore {
     redis: Redis,
     policy: Arc<Policy>,
+    /// Replicas that must have a consumption before it is acknowledged (0: none).
+    replicas: u32,
 }
+
+/// How long a consumption waits for its replicas.
+const WAIT_MS: u64 = 500;
+
+/// Takes back a consumption its replicas did not confirm (nothing ran for it), when the
+/// key still holds this consumer's token. KEYS[1] the state's key; ARGV[1] the token.
+const UNDO: &str = r"
+if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end
+return 0";
 
 impl RedisReplayStore {
     pub(crate) fn new(redis: Redis) -> Self {
@@ -49,7 +69,18 @@ impl RedisReplayStore {
                 assumed: false,
                 last: Mutex::new(None),
             }),
+            replicas: 0,
         }
+    }
+
+    /// Acknowledges a consumption only once `n` replicas of its primary have it (`WAIT`,
+    /// up to 500 ms; default 0). Set 1 where a replica can be promoted (a Redis Cluster
+    /// with replicas, a managed Redis with failover): a consumption acknowledged by a
+    /// primary that then dies is not lost with it. When fewer replicas confirm, the
+    /// consumption is taken back and the request fails with `-32603` (retry later).
+    pub fn replicas(mut self, n: u32) -> Self {
+        self.replicas = n;
+        self
     }
 
     /// How often the eviction policy is read again (default every minute; a policy
@@ -75,6 +106,7 @@ impl RedisReplayStore {
                 assumed,
                 last: Mutex::new(None),
             }),
+            replicas: self.replicas,
         }
     }
 
@@ -121,23 +153,27 @@ impl RedisReplayStore {
     /// Reads `maxmemory-policy`: `CONFIG GET`, else `INFO memory`. `Err` when Redis
     /// cannot be reached (nothing is concluded then).
     async fn read_policy(&self) -> Result<Verdict, ReplayError> {
-        let mut conn = self.redis.conn.clone();
-        let config: Result<Vec<String>, redis::RedisError> = redis::cmd("CONFIG")
-            .arg("GET")
-            .arg("maxmemory-policy")
-            .query_async(&mut conn)
+        let config: Result<Vec<Vec<String>>, redis::RedisError> = self
+            .redis
+            .on_every_primary(redis::cmd("CONFIG").arg("GET").arg("maxmemory-policy"))
             .await;
         let refused = match config {
-            Ok(pair) => return Ok(judge(pair.get(1).map(String::as_str))),
+            Ok(pairs) => {
+                return Ok(worst(
+                    pairs
+                        .iter()
+                        .map(|pair| judge(pair.get(1).map(String::as_str))),
+                ));
+            }
             Err(e) if unreachable(&e) => return Err(ReplayError::Unavailable(Box::new(e))),
             Err(e) => e,
         };
-        let info: Result<String, redis::RedisError> = redis::cmd("INFO")
-            .arg("memory")
-            .query_async(&mut conn)
+        let info: Result<Vec<String>, redis::RedisError> = self
+            .redis
+            .on_every_primary(redis::cmd("INFO").arg("memory"))
             .await;
         match info {
-            Ok(text) => Ok(judge(info_policy(&text))),
+            Ok(texts) => Ok(worst(texts.iter().map(|t| judge(info_policy(t))))),
             Err(e) if unreachable(&e) => Err(ReplayError::Unavailable(Box::new(e))),
             Err(e) => Ok(Verdict::Unsafe(format!(
                 "Redis maxmemory-policy cannot be read (CONFIG: {refused}; INFO: {e}); \
@@ -145,6 +181,36 @@ impl RedisReplayStore {
             ))),
         }
     }
+}
+
+/// Safe when every node (every primary of a cluster) is; else the first unsafe verdict.
+fn worst(verdicts: impl Iterator<Item = Verdict>) -> Verdict {
+    let mut any = false;
+    for v in verdicts {
+        any = true;
+        if v != Verdict::Safe {
+            return v;
+        }
+    }
+    if any {
+        Verdict::Safe
+    } else {
+        Verdict::Unsafe("Redis did not say its maxmemory-policy".to_owned())
+    }
+}
+
+/// A random token for one consumption.
+fn token() -> String {
+    use std::hash::{BuildHasher, Hasher};
+    let mut h = std::collections::hash_map::RandomState::new().build_hasher();
+    h.write_u128(
+        std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.as_nanos()),
+    );
+    let a = h.finish();
+    h.write_u64(a);
+    format!("{a:016x}{:016x}", h.finish())
 }
 
 /// Whether Redis was not reached at all (as opposed to refusing a command).
@@ -176,16 +242,59 @@ impl ReplayStore for RedisReplayStore {
         let mut conn = self.redis.conn.clone();
         Box::pin(async move {
             self.verdict().await?;
-            let set: Option<String> = redis::cmd("SET")
-                .arg(&key)
-                .arg(1)
+            let token = if self.replicas == 0 {
+                "1".to_owned()
+            } else {
+                token()
+            };
+            let mut set = redis::cmd("SET");
+            set.arg(&key)
+                .arg(&token)
                 .arg("NX")
                 .arg("EXAT")
-                .arg(expires_at.max(1))
+                .arg(expires_at.max(1));
+            if self.replicas == 0 {
+                let set: Option<String> = set
+                    .query_async(&mut conn)
+                    .await
+                    .map_err(|e| ReplayError::Unavailable(Box::new(e)))?;
+                return Ok(set.is_some());
+            }
+            // One round trip, on the key's primary: the SET, then the replicas' word.
+            let (set, copies): (Option<String>, u32) = redis::pipe()
+                .add_command(set)
+                .cmd("WAIT")
+                .arg(self.replicas)
+                .arg(WAIT_MS)
                 .query_async(&mut conn)
                 .await
                 .map_err(|e| ReplayError::Unavailable(Box::new(e)))?;
-            Ok(set.is_some())
+            if set.is_none() {
+                return Ok(false);
+            }
+            if copies < self.replicas {
+                let undone: Result<i64, _> = redis::cmd("EVAL")
+                    .arg(UNDO)
+                    .arg(1)
+                    .arg(&key)
+                    .arg(&token)
+                    .query_async(&mut conn)
+                    .await;
+                return Err(ReplayError::Unavailable(
+                    format!(
+                        "the consumption reached {copies} of {} replicas within {WAIT_MS} ms \
+                         ({})",
+                        self.replicas,
+                        match undone {
+                            Ok(1) => "taken back".to_owned(),
+                            Ok(_) => "not found to take back".to_owned(),
+                            Err(e) => format!("could not be taken back: {e}"),
+                        }
+                    )
+                    .into(),
+                ));
+            }
+            Ok(true)
         })
     }
 

@@ -1,12 +1,13 @@
 //! 2025-11-25 session records in Redis: any replica serves any session's requests.
 //! Records are JSON under `{prefix}:session:{id}`, expiring after their idle time, which
-//! every use refreshes (`GETEX`). Each client holds at most
+//! every use refreshes (`GETEX`). A record and its share are in two slots of a cluster:
+//! they are written by separate commands. Each client holds at most
 //! [`per_principal`](RedisSessionStore::per_principal) sessions across the fleet (its
 //! share, kept in `{prefix}:share:session:{quota key}`).
 
 use super::Redis;
 use super::shares::{REFRESH, Shares, Taken};
-use futures_util::future::BoxFuture;
+use futures_util::future::{BoxFuture, try_join};
 use std::time::Duration;
 use sterna::server::QuotaKey;
 use sterna::server::http::{SessionError, SessionStore};
@@ -122,22 +123,28 @@ impl SessionStore for RedisSessionStore {
         let key = self.redis.key("session", id);
         let share = self.shares.key(&self.redis, owner);
         let id = id.to_owned();
-        let mut conn = self.redis.conn.clone();
+        let conn = self.redis.conn.clone();
         Box::pin(async move {
-            let (json, _): (Option<String>, i64) = redis::pipe()
-                .cmd("GETEX")
+            // Two keys in two slots (of a cluster): sent together, not as one pipeline.
+            let (mut a, mut b) = (conn.clone(), conn);
+            let getex = redis::cmd("GETEX")
                 .arg(&key)
                 .arg("PX")
                 .arg(millis(idle))
-                .cmd("EVAL")
+                .to_owned();
+            let refresh = redis::cmd("EVAL")
                 .arg(REFRESH)
                 .arg(1)
                 .arg(share)
                 .arg(id)
                 .arg(millis(idle))
-                .query_async(&mut conn)
-                .await
-                .map_err(unavailable)?;
+                .to_owned();
+            let (json, _): (Option<String>, i64) = try_join(
+                getex.query_async::<Option<String>>(&mut a),
+                refresh.query_async::<i64>(&mut b),
+            )
+            .await
+            .map_err(unavailable)?;
             match json {
                 None => Ok(None),
                 Some(j) => serde_json::from_str(&j).map(Some).map_err(unavailable),
@@ -159,17 +166,17 @@ impl SessionStore for RedisSessionStore {
         let key = self.redis.key("session", id);
         let share = self.shares.key(&self.redis, owner);
         let id = id.to_owned();
-        let mut conn = self.redis.conn.clone();
+        let conn = self.redis.conn.clone();
         Box::pin(async move {
-            let (n, _): (u64, u64) = redis::pipe()
-                .cmd("DEL")
-                .arg(&key)
-                .cmd("ZREM")
-                .arg(share)
-                .arg(id)
-                .query_async(&mut conn)
-                .await
-                .map_err(unavailable)?;
+            let (mut a, mut b) = (conn.clone(), conn);
+            let del = redis::cmd("DEL").arg(&key).to_owned();
+            let zrem = redis::cmd("ZREM").arg(share).arg(id).to_owned();
+            let (n, _): (u64, u64) = try_join(
+                del.query_async::<u64>(&mut a),
+                zrem.query_async::<u64>(&mut b),
+            )
+            .await
+            .map_err(unavailable)?;
             Ok(n > 0)
         })
     }

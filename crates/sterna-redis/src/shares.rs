@@ -4,8 +4,7 @@
 //! concurrent creations on any replicas cannot exceed it, and the layout works on a
 //! Redis Cluster.
 
-use super::Redis;
-use redis::aio::ConnectionManager;
+use super::{Conn, Redis};
 use sterna::server::QuotaKey;
 
 /// Drops the expired members, refuses (0) when the client holds `limit` others, else adds
@@ -74,7 +73,7 @@ impl Shares {
     pub(crate) async fn take(
         &self,
         redis: &Redis,
-        conn: &mut ConnectionManager,
+        conn: &mut Conn,
         owner: &QuotaKey,
         entry: &str,
         ttl_ms: u64,
@@ -99,7 +98,7 @@ impl Shares {
     pub(crate) async fn give_back(
         &self,
         redis: &Redis,
-        conn: &mut ConnectionManager,
+        conn: &mut Conn,
         owner: &QuotaKey,
         entry: &str,
     ) -> Result<(), redis::RedisError> {

@@ -93,12 +93,11 @@ async fn state(server: &Server) -> String {
         .to_owned()
 }
 
-async fn conn(url: &str) -> redis::aio::MultiplexedConnection {
-    let client = redis::Client::open(url).unwrap();
-    client.get_multiplexed_async_connection().await.unwrap()
+async fn conn(url: &str) -> harness::cluster::Raw {
+    harness::cluster::Raw::open(url).await
 }
 
-async fn replay_keys(conn: &mut redis::aio::MultiplexedConnection) -> usize {
+async fn replay_keys(conn: &mut harness::cluster::Raw) -> usize {
     let keys: Vec<String> = redis::cmd("KEYS")
         .arg("sterna:replay:*")
         .query_async(conn)
@@ -221,15 +220,25 @@ async fn where_config_is_refused_info_tells_the_policy() {
 
 #[tokio::test]
 async fn an_unreadable_policy_fails_closed_unless_the_operator_vouches_for_it() {
-    let rs = harness::Server::start_with(&[
-        "--rename-command",
-        "CONFIG",
-        "",
-        "--rename-command",
-        "INFO",
-        "",
-    ]);
-    let redis = Redis::connect(&rs.url).await.unwrap();
+    // A cluster needs INFO to be created: there, a user that may not run CONFIG or INFO.
+    let (_rs, url) = if harness::cluster::wanted() {
+        let rs = harness::Server::start();
+        let cluster = rs.cluster.as_ref().unwrap();
+        let url = cluster.acl_user("app", "pw", &["~*", "&*", "+@all", "-config", "-info"]);
+        (rs, url)
+    } else {
+        let rs = harness::Server::start_with(&[
+            "--rename-command",
+            "CONFIG",
+            "",
+            "--rename-command",
+            "INFO",
+            "",
+        ]);
+        let url = rs.url.clone();
+        (rs, url)
+    };
+    let redis = Redis::connect(&url).await.unwrap();
     let paid = Arc::new(AtomicUsize::new(0));
     let a = server(redis.replay_store(), paid.clone());
     let err = a.check_single_use().await.unwrap_err().to_string();

@@ -184,6 +184,14 @@ async fn a_change_on_one_replica_reaches_listeners_on_the_other() {
     let keys = StateKeys::generate_base64();
     let (a, b) = (replica(&redis, &keys).await, replica(&redis, &keys).await);
     tokio::time::sleep(Duration::from_millis(300)).await; // both subscribed
+    assert!(
+        change_crosses(a, b).await,
+        "the change reached the other replica"
+    );
+}
+
+/// Whether a tool list change made on `b` reaches a listener on `a` within 2 s.
+async fn change_crosses(a: SocketAddr, b: SocketAddr) -> bool {
     let meta = json!({"io.modelcontextprotocol/protocolVersion": "2026-07-28",
                       "io.modelcontextprotocol/clientCapabilities": {}});
     let modern = |method: &'static str, name: Option<&'static str>| {
@@ -206,6 +214,72 @@ async fn a_change_on_one_replica_reaches_listeners_on_the_other() {
                       "params": {"name": "announce", "arguments": {}, "_meta": meta}});
     let r = post(b, &modern("tools/call", Some("announce")), call).await;
     assert_eq!(r.status, 200);
-    let change = next_message(&mut stream.body, &mut buf).await;
-    assert_eq!(change["method"], "notifications/tools/list_changed");
+    match tokio::time::timeout(
+        Duration::from_secs(2),
+        next_message(&mut stream.body, &mut buf),
+    )
+    .await
+    {
+        Ok(change) => {
+            assert_eq!(change["method"], "notifications/tools/list_changed");
+            true
+        }
+        Err(_) => false,
+    }
+}
+
+/// Tries `change_crosses` for up to 15 s: after how many tries it did.
+async fn crosses_again(a: SocketAddr, b: SocketAddr) -> Option<usize> {
+    let started = std::time::Instant::now();
+    let mut tries = 0;
+    while started.elapsed() < Duration::from_secs(15) {
+        tries += 1;
+        if change_crosses(a, b).await {
+            return Some(tries);
+        }
+        tokio::time::sleep(Duration::from_millis(200)).await;
+    }
+    None
+}
+
+/// On a cluster with replicas (always, whatever `STERNA_REDIS_CLUSTER` says): the bus's
+/// sharded channel follows its slot when the slot's primary is killed (its replica
+/// promoted) and when the slot moves to another primary.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_bus_follows_its_channel_through_a_failover_and_a_slot_move() {
+    let mut cluster = harness::cluster::Cluster::start(1, &[]);
+    let redis = Redis::connect(&cluster.url).await.unwrap();
+    let keys = StateKeys::generate_base64();
+    let (a, b) = (replica(&redis, &keys).await, replica(&redis, &keys).await);
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    assert!(change_crosses(a, b).await, "before");
+
+    let owner = cluster.owner("sterna:bus:all");
+    cluster.kill(owner);
+    let cluster = tokio::task::spawn_blocking(move || {
+        cluster.wait_failover();
+        cluster
+    })
+    .await
+    .unwrap();
+    let tries = crosses_again(a, b).await;
+    println!(
+        "bus: the channel's primary {owner} killed; changes cross again after {tries:?} tries"
+    );
+    assert!(tries.is_some(), "changes cross after the failover");
+
+    let from = cluster.owner("sterna:bus:all");
+    let to = *cluster.primaries().iter().find(|&&p| p != from).unwrap();
+    let cluster = tokio::task::spawn_blocking(move || {
+        cluster.move_slot_of("sterna:bus:all", to);
+        cluster
+    })
+    .await
+    .unwrap();
+    assert_eq!(cluster.owner("sterna:bus:all"), to);
+    let tries = crosses_again(a, b).await;
+    println!(
+        "bus: the channel's slot moved from {from} to {to}; changes cross again after {tries:?} tries"
+    );
+    assert!(tries.is_some(), "changes cross after the slot moved");
 }

@@ -336,15 +336,27 @@ async fn a_dropped_subscription_is_noticed_and_renewed() {
     tokio::time::sleep(Duration::from_millis(300)).await; // both subscribed
     assert_eq!((bus_a.resubscriptions(), bus_b.resubscriptions()), (0, 0));
     // Redis closes every subscriber (as it does past the pub/sub output buffer limit).
-    let client = redis::Client::open(redis_server.url.as_str()).unwrap();
-    let mut conn = client.get_multiplexed_async_connection().await.unwrap();
-    let killed: i64 = redis::cmd("CLIENT")
-        .arg("KILL")
-        .arg("TYPE")
-        .arg("pubsub")
-        .query_async(&mut conn)
-        .await
-        .unwrap();
+    let killed: i64 = match &redis_server.cluster {
+        // On the bus channel's shard (the subscribers are there).
+        Some(cluster) => support::cluster::cli(
+            cluster.owner("sterna:bus:all"),
+            &["client", "kill", "type", "pubsub"],
+        )
+        .trim()
+        .parse()
+        .unwrap(),
+        None => {
+            let client = redis::Client::open(redis_server.url.as_str()).unwrap();
+            let mut conn = client.get_multiplexed_async_connection().await.unwrap();
+            redis::cmd("CLIENT")
+                .arg("KILL")
+                .arg("TYPE")
+                .arg("pubsub")
+                .query_async(&mut conn)
+                .await
+                .unwrap()
+        }
+    };
     assert_eq!(killed, 2);
     let mut renewed = false;
     for _ in 0..200 {

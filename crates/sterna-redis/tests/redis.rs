@@ -3,6 +3,9 @@
 
 #![allow(missing_docs)]
 
+#[path = "support/cluster.rs"]
+pub(crate) mod cluster;
+
 use std::net::TcpListener;
 use std::process::{Child, Command, Stdio};
 use std::sync::Arc;
@@ -15,19 +18,24 @@ use sterna_redis::Redis;
 /// A redis-server of our own, stopped when dropped.
 #[derive(Debug)]
 pub(crate) struct Server {
-    child: Child,
+    child: Option<Child>,
+    /// The cluster started instead (`STERNA_REDIS_CLUSTER=1`).
+    pub(crate) cluster: Option<cluster::Cluster>,
     pub(crate) url: String,
     _dir: std::path::PathBuf,
 }
 
 impl Drop for Server {
     fn drop(&mut self) {
+        let Some(mut child) = self.child.take() else {
+            return;
+        };
         let _ = Command::new("kill")
             .arg("-CONT")
-            .arg(self.child.id().to_string())
+            .arg(child.id().to_string())
             .status();
-        let _ = self.child.kill();
-        let _ = self.child.wait();
+        let _ = child.kill();
+        let _ = child.wait();
     }
 }
 
@@ -42,6 +50,15 @@ impl Server {
         reason = "the child is owned by Server, whose Drop kills and waits for it"
     )]
     pub(crate) fn start_with(extra: &[&str]) -> Self {
+        if cluster::wanted() {
+            let cluster = cluster::Cluster::start(0, extra);
+            return Self {
+                child: None,
+                url: cluster.url.clone(),
+                cluster: Some(cluster),
+                _dir: std::env::temp_dir(),
+            };
+        }
         let port = TcpListener::bind("127.0.0.1:0")
             .unwrap()
             .local_addr()
@@ -69,7 +86,8 @@ impl Server {
         for _ in 0..100 {
             if std::net::TcpStream::connect(("127.0.0.1", port)).is_ok() {
                 return Self {
-                    child,
+                    child: Some(child),
+                    cluster: None,
                     url,
                     _dir: dir,
                 };
@@ -80,13 +98,21 @@ impl Server {
     }
 
     /// Freezes the server (a network blink: commands time out), or thaws it.
+    /// A cluster's nodes are all frozen.
     pub(crate) fn freeze(&self, frozen: bool) {
         let sig = if frozen { "-STOP" } else { "-CONT" };
-        Command::new("kill")
-            .arg(sig)
-            .arg(self.child.id().to_string())
-            .status()
-            .unwrap();
+        let pids = match (&self.child, &self.cluster) {
+            (Some(child), _) => vec![child.id()],
+            (None, Some(cluster)) => cluster.pids(),
+            (None, None) => Vec::new(),
+        };
+        for pid in pids {
+            Command::new("kill")
+                .arg(sig)
+                .arg(pid.to_string())
+                .status()
+                .unwrap();
+        }
     }
 }
 
@@ -200,4 +226,81 @@ async fn session_records_live_expire_and_end() {
     store.create("s2", &me, record(), idle).await.unwrap();
     assert!(store.remove("s2", &me).await.unwrap());
     assert!(!store.remove("s2", &me).await.unwrap());
+}
+
+/// `ACL SETUSER` on the server (every node of a cluster): the URL as that user.
+#[cfg(test)]
+fn acl_user(server: &Server, user: &str, rules: &[&str]) -> String {
+    if let Some(cluster) = &server.cluster {
+        return cluster.acl_user(user, "pw", rules);
+    }
+    let port = server.url.rsplit(':').next().unwrap().trim_end_matches('/');
+    let mut args = vec!["acl", "setuser", user, "on", ">pw"];
+    args.extend_from_slice(rules);
+    assert_eq!(cluster::cli(port.parse().unwrap(), &args).trim(), "OK");
+    server
+        .url
+        .replacen("redis://", &format!("redis://{user}:pw@"), 1)
+}
+
+#[tokio::test]
+async fn the_settings_check_names_missing_commands_and_warns_of_no_persistence() {
+    let server = Server::start();
+    let redis = Redis::connect(&server.url).await.unwrap();
+    // The test servers run without persistence.
+    let warnings = redis.check_settings().await.unwrap();
+    assert!(
+        warnings.iter().any(|w| w.contains("appendonly yes")),
+        "{warnings:?}"
+    );
+    // The documented command list is enough.
+    let enough = acl_user(
+        &server,
+        "fleet",
+        &[
+            "~sterna:*",
+            "&sterna:*",
+            "+@connection",
+            "+get",
+            "+set",
+            "+getex",
+            "+del",
+            "+exists",
+            "+pexpire",
+            "+pttl",
+            "+hget",
+            "+hmget",
+            "+hset",
+            "+zadd",
+            "+zrem",
+            "+zscore",
+            "+zcard",
+            "+zremrangebyscore",
+            "+xadd",
+            "+xrange",
+            "+eval",
+            "+time",
+            "+publish",
+            "+subscribe",
+            "+spublish",
+            "+ssubscribe",
+            "+wait",
+            "+cluster|slots",
+            "+cluster|shards",
+            "+config|get",
+            "+info",
+        ],
+    );
+    let redis = Redis::connect(&enough).await.unwrap();
+    let warnings = redis.check_settings().await.unwrap();
+    assert!(warnings.iter().all(|w| !w.contains("WAIT")), "{warnings:?}");
+    // Without XADD (streams) and ZADD (run inside the scripts): refused, both named.
+    let short = acl_user(
+        &server,
+        "short",
+        &["~sterna:*", "&sterna:*", "+@all", "-xadd", "-zadd"],
+    );
+    let redis = Redis::connect(&short).await.unwrap();
+    let err = redis.check_settings().await.unwrap_err().to_string();
+    assert!(err.contains("XADD") && err.contains("ZADD"), "{err}");
 }

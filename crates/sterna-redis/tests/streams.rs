@@ -81,8 +81,7 @@ async fn a_session_log_is_bounded_and_a_dead_writer_is_noticed() {
     );
     // The writer's replica dies: its liveness key goes away with it.
     drop(a);
-    let client = redis::Client::open(redis.url.as_str()).unwrap();
-    let mut raw = client.get_multiplexed_async_connection().await.unwrap();
+    let mut raw = harness::cluster::Raw::open(&redis.url).await;
     let keys: Vec<String> = redis::cmd("KEYS")
         .arg("sterna:alive:*")
         .query_async(&mut raw)

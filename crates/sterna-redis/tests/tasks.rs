@@ -274,8 +274,7 @@ async fn records_in_redis_are_sealed_so_altered_or_swapped_ones_are_unknown() {
         .as_str()
         .unwrap()
         .to_owned();
-    let client = redis::Client::open(redis.url.as_str()).unwrap();
-    let mut conn = client.get_multiplexed_async_connection().await.unwrap();
+    let mut conn = harness::cluster::Raw::open(&redis.url).await;
     let (k1, k2) = (format!("fleet:task:{one}"), format!("fleet:task:{two}"));
     let raw: Vec<u8> = redis::cmd("HGET")
         .arg(&k1)

@@ -1,6 +1,7 @@
-//! The fleet under test: a redis-server, replicas of `sterna serve --redis` and nginx
-//! (configured from deploy/nginx.conf.template), all on 127.0.0.1, every process killed
-//! and reaped when the fleet is dropped (also on a panic).
+//! The fleet under test: a redis-server (a 3-primary Redis Cluster when
+//! `STERNA_REDIS_CLUSTER=1`), replicas of `sterna serve --redis` and nginx (configured from
+//! deploy/nginx.conf.template), all on 127.0.0.1, every process killed and reaped when
+//! the fleet is dropped (also on a panic).
 
 use std::io::{BufRead, BufReader};
 use std::path::PathBuf;
@@ -47,6 +48,67 @@ pub(crate) fn stop(child: &mut Child, signal: &str) {
     let _ = child.wait();
 }
 
+/// A redis-server on `port` with `extra` settings, its files in `run`.
+fn redis_server(run: &std::path::Path, port: u16, extra: &[&str]) -> Child {
+    Command::new("redis-server")
+        .args(["--port", &port.to_string(), "--bind", "127.0.0.1"])
+        .args(["--save", "", "--appendonly", "no"])
+        .args(extra)
+        .current_dir(run)
+        .stdout(Stdio::null())
+        .spawn()
+        .expect("redis-server is required for the cluster test (apt-get install redis-server)")
+}
+
+/// Three `--cluster-enabled` nodes joined by `redis-cli --cluster create`, once every
+/// node says `cluster_state:ok`: the nodes and the `redis+cluster://` URL.
+fn redis_cluster(run: &std::path::Path) -> (Vec<Child>, String) {
+    let mut ports = Vec::new();
+    while ports.len() < 3 {
+        let p = free_port();
+        // The cluster bus listens on the port + 10000.
+        if p < 55_000 && std::net::TcpListener::bind(("127.0.0.1", p + 10_000)).is_ok() {
+            ports.push(p);
+        }
+    }
+    let mut nodes = Vec::new();
+    for &p in &ports {
+        let conf = format!("nodes-{p}.conf");
+        let mut node = redis_server(
+            run,
+            p,
+            &["--cluster-enabled", "yes", "--cluster-config-file", &conf],
+        );
+        wait_listening(p, "redis-server (cluster node)", &mut node);
+        nodes.push(node);
+    }
+    let addrs: Vec<String> = ports.iter().map(|p| format!("127.0.0.1:{p}")).collect();
+    let created = Command::new("redis-cli")
+        .args(["--cluster", "create"])
+        .args(&addrs)
+        .args(["--cluster-replicas", "0", "--cluster-yes"])
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .status()
+        .expect("redis-cli is required for the cluster test (apt-get install redis-server)");
+    assert!(created.success(), "redis-cli --cluster create failed");
+    let started = Instant::now();
+    let ok = |p: &u16| {
+        Command::new("redis-cli")
+            .args(["-p", &p.to_string(), "cluster", "info"])
+            .output()
+            .is_ok_and(|o| String::from_utf8_lossy(&o.stdout).contains("cluster_state:ok"))
+    };
+    while !ports.iter().all(ok) {
+        assert!(
+            started.elapsed() < Duration::from_secs(30),
+            "the Redis Cluster is not ok"
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    (nodes, format!("redis+cluster://{}/", addrs.join(",")))
+}
+
 /// One replica: its name, port, and process while it runs.
 #[derive(Debug)]
 pub(crate) struct Replica {
@@ -59,7 +121,8 @@ pub(crate) struct Replica {
 #[derive(Debug)]
 pub(crate) struct Fleet {
     run: PathBuf,
-    redis: Child,
+    /// The redis-server, or the cluster's nodes.
+    redis: Vec<Child>,
     redis_url: String,
     pub(crate) replicas: Vec<Replica>,
     nginx: Option<Child>,
@@ -78,8 +141,10 @@ impl Drop for Fleet {
                 let _ = c.wait();
             }
         }
-        let _ = self.redis.kill();
-        let _ = self.redis.wait();
+        for r in &mut self.redis {
+            let _ = r.kill();
+            let _ = r.wait();
+        }
         if std::env::var_os("STERNA_KEEP_CLUSTER").is_none() {
             let _ = std::fs::remove_dir_all(&self.run);
         }
@@ -92,16 +157,16 @@ impl Fleet {
         let redis_port = free_port();
         let run = std::env::temp_dir().join(format!("sterna-cluster-{redis_port}"));
         std::fs::create_dir_all(&run).unwrap();
-        let mut redis = Command::new("redis-server")
-            .args(["--port", &redis_port.to_string(), "--bind", "127.0.0.1"])
-            .args(["--save", "", "--appendonly", "no"])
-            .current_dir(&run)
-            .stdout(Stdio::null())
-            .spawn()
-            .expect("redis-server is required for the cluster test (apt-get install redis-server)");
-        wait_listening(redis_port, "redis-server", &mut redis);
+        let (redis, redis_url) = if std::env::var("STERNA_REDIS_CLUSTER").is_ok_and(|v| v == "1") {
+            redis_cluster(&run)
+        } else {
+            let mut redis = redis_server(&run, redis_port, &[]);
+            wait_listening(redis_port, "redis-server", &mut redis);
+            (vec![redis], format!("redis://127.0.0.1:{redis_port}/"))
+        };
+        println!("[fleet] Redis: {redis_url}");
         let mut fleet = Self {
-            redis_url: format!("redis://127.0.0.1:{redis_port}/"),
+            redis_url,
             run,
             redis,
             replicas: Vec::new(),

@@ -1,6 +1,9 @@
 //! A redis-server of the test's own on 127.0.0.1 (required: a test fails, never skips,
 //! when it is missing), with extra settings when a test needs them.
 
+#[path = "cluster.rs"]
+pub(crate) mod cluster;
+
 use std::net::TcpListener;
 use std::process::{Child, Command, Stdio};
 use std::time::Duration;
@@ -8,25 +11,40 @@ use std::time::Duration;
 /// A redis-server of our own, stopped when dropped.
 #[derive(Debug)]
 pub(crate) struct RedisServer {
-    child: Child,
+    child: Option<Child>,
+    /// The cluster started instead (`STERNA_REDIS_CLUSTER=1`).
+    #[allow(dead_code)]
+    pub(crate) cluster: Option<cluster::Cluster>,
     pub(crate) url: String,
     _dir: std::path::PathBuf,
 }
 
 impl Drop for RedisServer {
     fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
+        if let Some(mut child) = self.child.take() {
+            let _ = child.kill();
+            let _ = child.wait();
+        }
     }
 }
 
 impl RedisServer {
-    /// Starts one with `extra` command-line settings (`["--maxmemory", "10mb"]` …).
+    /// Starts one with `extra` command-line settings (`["--maxmemory", "10mb"]` …), or a
+    /// 3-primary cluster of such nodes when `STERNA_REDIS_CLUSTER=1`.
     #[expect(
         clippy::zombie_processes,
         reason = "the child is owned by RedisServer, whose Drop kills and waits for it"
     )]
     pub(crate) fn start_with(extra: &[&str]) -> Self {
+        if cluster::wanted() {
+            let cluster = cluster::Cluster::start(0, extra);
+            return Self {
+                child: None,
+                url: cluster.url.clone(),
+                cluster: Some(cluster),
+                _dir: std::env::temp_dir(),
+            };
+        }
         let port = TcpListener::bind("127.0.0.1:0")
             .unwrap()
             .local_addr()
@@ -56,7 +74,8 @@ impl RedisServer {
         for _ in 0..100 {
             if std::net::TcpStream::connect(("127.0.0.1", port)).is_ok() {
                 return Self {
-                    child,
+                    child: Some(child),
+                    cluster: None,
                     url,
                     _dir: dir,
                 };
