@@ -39,28 +39,31 @@ redis.call('ZADD', KEYS[1], now + ttl, ARGV[1])
 if redis.call('PTTL', KEYS[1]) < ttl then redis.call('PEXPIRE', KEYS[1], ttl) end
 return 1";
 
-/// Publishes an answer when its push waits, once: KEYS[1] the session's pushes; ARGV:
-/// push id, channel, message.
-const ANSWER: &str = r"
+/// Takes push ARGV[1] out of the session's waiting pushes (KEYS[1]); returns 0 from the
+/// script when it was not there or had expired.
+macro_rules! claim_lua {
+    () => {
+        r"
 local expiry = redis.call('ZSCORE', KEYS[1], ARGV[1])
 if not expiry then return 0 end
 redis.call('ZREM', KEYS[1], ARGV[1])
 local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
 if tonumber(expiry) < now then return 0 end
-redis.call('PUBLISH', ARGV[2], ARGV[3])
-return 1";
+"
+    };
+}
+
+/// Publishes an answer when its push waits, once: KEYS[1] the session's pushes; ARGV:
+/// push id, channel, message.
+const ANSWER: &str = concat!(
+    claim_lua!(),
+    "redis.call('PUBLISH', ARGV[2], ARGV[3])\nreturn 1"
+);
 
 /// Claims an answer when its push waits, once (a cluster: the answer is published after,
 /// on the bus's shard): KEYS[1] the session's pushes; ARGV: push id.
-const CLAIM: &str = r"
-local expiry = redis.call('ZSCORE', KEYS[1], ARGV[1])
-if not expiry then return 0 end
-redis.call('ZREM', KEYS[1], ARGV[1])
-local t = redis.call('TIME')
-local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
-if tonumber(expiry) < now then return 0 end
-return 1";
+const CLAIM: &str = concat!(claim_lua!(), "return 1");
 
 /// How often the subscription is pinged (a connection that died silently is noticed).
 const PING_EVERY: Duration = Duration::from_secs(10);

@@ -11,10 +11,12 @@
 #[allow(dead_code)]
 mod harness;
 
+#[path = "support/pay.rs"]
+mod pay;
+use pay::{call, state};
 use schemars::JsonSchema;
 use serde::Deserialize;
-use serde_json::value::to_raw_value;
-use serde_json::{Value, json};
+use serde_json::Value;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
@@ -22,9 +24,8 @@ use sterna::server::mrtr::Elicitation;
 use sterna::server::mrtr::form;
 use sterna::server::state::ReplayStore;
 use sterna::server::state::StateKeys;
-use sterna::server::{Context, NoArgs, RequestEnv, Tool};
+use sterna::server::{Context, NoArgs, Tool};
 use sterna::server::{HandlerError, Server};
-use sterna::types::jsonrpc::RequestId;
 use sterna_redis::{Redis, RedisReplayStore};
 
 #[derive(Deserialize, JsonSchema)]
@@ -55,42 +56,6 @@ fn server(store: RedisReplayStore, paid: Arc<AtomicUsize>) -> Server {
         )
         .build()
         .unwrap()
-}
-
-async fn call(server: &Server, state: Option<&str>) -> Value {
-    let mut p = json!({
-        "name": "pay",
-        "_meta": {
-            "io.modelcontextprotocol/protocolVersion": "2026-07-28",
-            "io.modelcontextprotocol/clientCapabilities": {"elicitation": {"form": {}}},
-        }
-    });
-    if let Some(s) = state {
-        p["requestState"] = json!(s);
-        p["inputResponses"] = json!({"confirm": {"action": "accept", "content": {"ok": true}}});
-    }
-    let p = to_raw_value(&p).unwrap();
-    let r = server
-        .handle(
-            RequestId::Number(1),
-            "tools/call",
-            Some(&p),
-            RequestEnv::new(),
-        )
-        .await
-        .unwrap();
-    match r.body {
-        Ok(raw) => serde_json::from_str(raw.get()).unwrap(),
-        Err(e) => json!({"error": {"code": e.code.0, "message": e.message}}),
-    }
-}
-
-async fn state(server: &Server) -> String {
-    let r = call(server, None).await;
-    r["requestState"]
-        .as_str()
-        .unwrap_or_else(|| panic!("{r}"))
-        .to_owned()
 }
 
 async fn conn(url: &str) -> harness::cluster::Raw {

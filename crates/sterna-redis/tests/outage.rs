@@ -6,10 +6,12 @@
 
 #![allow(missing_docs)]
 
+#[path = "support/pay.rs"]
+mod pay;
+use pay::{call, state};
 use schemars::JsonSchema;
 use serde::Deserialize;
-use serde_json::value::to_raw_value;
-use serde_json::{Value, json};
+use serde_json::Value;
 use std::net::TcpListener;
 use std::path::PathBuf;
 use std::process::{Child, Command, Stdio};
@@ -20,9 +22,8 @@ use sterna::server::mrtr::Elicitation;
 use sterna::server::mrtr::form;
 use sterna::server::state::StateKeys;
 use sterna::server::state::StoreStates;
-use sterna::server::{Context, NoArgs, RequestEnv, Tool};
+use sterna::server::{Context, NoArgs, Tool};
 use sterna::server::{HandlerError, Server};
-use sterna::types::jsonrpc::RequestId;
 use sterna_redis::Redis;
 
 /// A redis-server on a fixed port with an append-only file synced on every write, so a
@@ -125,42 +126,6 @@ fn builder(
                     }
                 }),
         )
-}
-
-async fn call(server: &Server, state: Option<&str>) -> Value {
-    let mut p = json!({
-        "name": "pay",
-        "_meta": {
-            "io.modelcontextprotocol/protocolVersion": "2026-07-28",
-            "io.modelcontextprotocol/clientCapabilities": {"elicitation": {"form": {}}},
-        }
-    });
-    if let Some(s) = state {
-        p["requestState"] = json!(s);
-        p["inputResponses"] = json!({"confirm": {"action": "accept", "content": {"ok": true}}});
-    }
-    let p = to_raw_value(&p).unwrap();
-    let r = server
-        .handle(
-            RequestId::Number(1),
-            "tools/call",
-            Some(&p),
-            RequestEnv::new(),
-        )
-        .await
-        .unwrap();
-    match r.body {
-        Ok(raw) => serde_json::from_str(raw.get()).unwrap(),
-        Err(e) => json!({"error": {"code": e.code.0, "message": e.message}}),
-    }
-}
-
-async fn state(server: &Server) -> String {
-    let r = call(server, None).await;
-    r["requestState"]
-        .as_str()
-        .unwrap_or_else(|| panic!("{r}"))
-        .to_owned()
 }
 
 fn assert_unavailable(r: &Value) {

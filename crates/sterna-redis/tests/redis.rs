@@ -3,118 +3,17 @@
 
 #![allow(missing_docs)]
 
-#[path = "support/cluster.rs"]
-pub(crate) mod cluster;
+#[path = "support/redis_server.rs"]
+mod support;
 
-use std::net::TcpListener;
-use std::process::{Child, Command, Stdio};
 use std::sync::Arc;
 use std::time::Duration;
 use sterna::server::http::SessionStore;
 use sterna::server::legacy::SessionRecord;
 use sterna::server::state::ReplayStore;
 use sterna_redis::Redis;
-
-/// A redis-server of our own, stopped when dropped.
-#[derive(Debug)]
-pub(crate) struct Server {
-    child: Option<Child>,
-    /// The cluster started instead (`STERNA_REDIS_CLUSTER=1`).
-    pub(crate) cluster: Option<cluster::Cluster>,
-    pub(crate) url: String,
-    _dir: std::path::PathBuf,
-}
-
-impl Drop for Server {
-    fn drop(&mut self) {
-        let Some(mut child) = self.child.take() else {
-            return;
-        };
-        let _ = Command::new("kill")
-            .arg("-CONT")
-            .arg(child.id().to_string())
-            .status();
-        let _ = child.kill();
-        let _ = child.wait();
-    }
-}
-
-impl Server {
-    pub(crate) fn start() -> Self {
-        Self::start_with(&[])
-    }
-
-    /// A server with extra `redis-server` arguments (`--maxmemory 8mb` …).
-    #[expect(
-        clippy::zombie_processes,
-        reason = "the child is owned by Server, whose Drop kills and waits for it"
-    )]
-    pub(crate) fn start_with(extra: &[&str]) -> Self {
-        if cluster::wanted() {
-            let cluster = cluster::Cluster::start(0, extra);
-            return Self {
-                child: None,
-                url: cluster.url.clone(),
-                cluster: Some(cluster),
-                _dir: std::env::temp_dir(),
-            };
-        }
-        let port = TcpListener::bind("127.0.0.1:0")
-            .unwrap()
-            .local_addr()
-            .unwrap()
-            .port();
-        let dir = std::env::temp_dir().join(format!("sterna-redis-{port}"));
-        std::fs::create_dir_all(&dir).unwrap();
-        let child = Command::new("redis-server")
-            .args([
-                "--port",
-                &port.to_string(),
-                "--bind",
-                "127.0.0.1",
-                "--save",
-                "",
-                "--appendonly",
-                "no",
-            ])
-            .args(extra)
-            .current_dir(&dir)
-            .stdout(Stdio::null())
-            .spawn()
-            .expect("redis-server is required for these tests (apt-get install redis-server)");
-        let url = format!("redis://127.0.0.1:{port}/");
-        for _ in 0..100 {
-            if std::net::TcpStream::connect(("127.0.0.1", port)).is_ok() {
-                return Self {
-                    child: Some(child),
-                    cluster: None,
-                    url,
-                    _dir: dir,
-                };
-            }
-            std::thread::sleep(Duration::from_millis(50));
-        }
-        panic!("redis-server did not start on port {port}");
-    }
-
-    /// Freezes the server (a network blink: commands time out), or thaws it.
-    /// A cluster's nodes are all frozen.
-    pub(crate) fn freeze(&self, frozen: bool) {
-        let sig = if frozen { "-STOP" } else { "-CONT" };
-        let pids = match (&self.child, &self.cluster) {
-            (Some(child), _) => vec![child.id()],
-            (None, Some(cluster)) => cluster.pids(),
-            (None, None) => Vec::new(),
-        };
-        for pid in pids {
-            Command::new("kill")
-                .arg(sig)
-                .arg(pid.to_string())
-                .status()
-                .unwrap();
-        }
-    }
-}
+pub(crate) use support::RedisServer as Server;
+pub(crate) use support::cluster;
 
 fn now() -> u64 {
     std::time::SystemTime::now()

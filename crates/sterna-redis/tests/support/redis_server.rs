@@ -22,6 +22,11 @@ pub(crate) struct RedisServer {
 impl Drop for RedisServer {
     fn drop(&mut self) {
         if let Some(mut child) = self.child.take() {
+            // A frozen server (see `freeze`) is thawed first, so that it dies.
+            let _ = Command::new("kill")
+                .arg("-CONT")
+                .arg(child.id().to_string())
+                .status();
             let _ = child.kill();
             let _ = child.wait();
         }
@@ -29,6 +34,12 @@ impl Drop for RedisServer {
 }
 
 impl RedisServer {
+    /// Starts one with the test settings alone.
+    #[allow(dead_code)]
+    pub(crate) fn start() -> Self {
+        Self::start_with(&[])
+    }
+
     /// Starts one with `extra` command-line settings (`["--maxmemory", "10mb"]` …), or a
     /// 3-primary cluster of such nodes when `STERNA_REDIS_CLUSTER=1`.
     #[expect(
@@ -83,5 +94,24 @@ impl RedisServer {
             std::thread::sleep(Duration::from_millis(50));
         }
         panic!("redis-server did not start on port {port}");
+    }
+
+    /// Freezes the server (a network blink: commands time out), or thaws it.
+    /// A cluster's nodes are all frozen.
+    #[allow(dead_code)]
+    pub(crate) fn freeze(&self, frozen: bool) {
+        let sig = if frozen { "-STOP" } else { "-CONT" };
+        let pids = match (&self.child, &self.cluster) {
+            (Some(child), _) => vec![child.id()],
+            (None, Some(cluster)) => cluster.pids(),
+            (None, None) => Vec::new(),
+        };
+        for pid in pids {
+            Command::new("kill")
+                .arg(sig)
+                .arg(pid.to_string())
+                .status()
+                .unwrap();
+        }
     }
 }
