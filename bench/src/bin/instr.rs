@@ -21,6 +21,8 @@
 //! instr sizes
 //! ```
 
+#[path = "instr/allocs.rs"]
+mod allocs;
 #[path = "instr/legacy.rs"]
 mod legacy;
 
@@ -122,13 +124,15 @@ async fn post(svc: &mut McpService, name: &str, body: String) -> Vec<u8> {
         .header("mcp-name", name)
         .body(Full::new(Bytes::from(body)))
         .expect("valid request");
-    let resp = svc.call(req).await.expect("infallible");
-    resp.into_body()
-        .collect()
-        .await
-        .expect("body")
-        .to_bytes()
-        .to_vec()
+    let resp = allocs::endpoint(svc.call(req)).await;
+    let mut body = resp.expect("infallible").into_body();
+    let mut whole = Vec::new();
+    while let Some(frame) = allocs::endpoint(body.frame()).await {
+        if let Ok(data) = frame.expect("body").into_data() {
+            whole.extend_from_slice(&data);
+        }
+    }
+    whole
 }
 
 async fn mrtr(svc: &mut McpService, i: u64) {
@@ -229,6 +233,7 @@ fn main() {
             _ => None,
         };
         let started = Instant::now();
+        let (allocs0, bytes0) = allocs::counted();
         for i in 0..n {
             match (mode.as_str(), &session) {
                 ("legacy", Some(s)) => legacy::push(&mut svc, s, i + 1).await,
@@ -238,6 +243,13 @@ fn main() {
             }
         }
         let per_op = started.elapsed().as_secs_f64() * 1e6 / n as f64;
-        eprintln!("{mode}: {per_op:.1} µs/op over {n} ops");
+        let (allocs1, bytes1) = allocs::counted();
+        let ops = n.max(1) as f64;
+        eprintln!(
+            "{mode}: {per_op:.1} µs/op over {n} ops; the endpoint made {:.1} allocations/op \
+             ({:.0} bytes/op)",
+            (allocs1 - allocs0) as f64 / ops,
+            (bytes1 - bytes0) as f64 / ops
+        );
     });
 }

@@ -3,6 +3,7 @@
 //! `elicitation/create` read from it, the answer POSTed (202), and the result read from
 //! the first stream; or an in-session `tools/call echo`. Every message is checked.
 
+use super::allocs::endpoint;
 use bytes::Bytes;
 use http::{HeaderMap, StatusCode};
 use http_body_util::{BodyExt, Full};
@@ -24,8 +25,13 @@ impl Messages {
             if std::mem::replace(&mut self.done, true) {
                 return None;
             }
-            let whole = (&mut self.body).collect().await.expect("body").to_bytes();
-            return (!whole.is_empty()).then(|| whole.to_vec());
+            let mut whole = Vec::new();
+            while let Some(frame) = endpoint(self.body.frame()).await {
+                if let Ok(data) = frame.expect("body").into_data() {
+                    whole.extend_from_slice(&data);
+                }
+            }
+            return (!whole.is_empty()).then_some(whole);
         };
         loop {
             if let Some(e) = parser.next_event() {
@@ -34,7 +40,7 @@ impl Messages {
                     None => continue,
                 }
             }
-            match self.body.frame().await {
+            match endpoint(self.body.frame()).await {
                 None => return None,
                 Some(Ok(frame)) => {
                     if let Ok(data) = frame.into_data() {
@@ -65,7 +71,10 @@ async fn send(
     let req = req
         .body(Full::new(Bytes::from(body)))
         .expect("valid request");
-    let (parts, body) = svc.call(req).await.expect("infallible").into_parts();
+    let (parts, body) = endpoint(svc.call(req))
+        .await
+        .expect("infallible")
+        .into_parts();
     let is_sse = parts
         .headers
         .get("content-type")

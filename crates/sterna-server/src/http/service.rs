@@ -273,10 +273,9 @@ impl Shared {
     async fn run(self: &Arc<Self>, incoming: Incoming, bytes: Bytes) -> Response<McpBody> {
         let (notifier, notifications) = Notifier::channel(64);
         let cancel = CancellationToken::new();
-        let env = RequestEnv::new()
+        let env = RequestEnv::cancelled_by(cancel.clone())
             .principal(incoming.caller.principal.clone())
-            .notifier(notifier)
-            .cancel(cancel.clone());
+            .notifier(notifier);
         let shared = self.clone();
         let sse_ok = incoming.accepts.sse;
         let work = async move {

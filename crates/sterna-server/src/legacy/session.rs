@@ -109,6 +109,15 @@ impl LegacySession {
         }
     }
 
+    /// Whether a request changed this session since `before` was stored (its
+    /// initialization, log level or subscriptions: what a request can change).
+    #[cfg(feature = "http")]
+    pub(crate) fn changed_since(&self, before: &SessionRecord) -> bool {
+        self.is_initialized() != before.initialized
+            || *lock(&self.log_level) != before.log_level
+            || *lock(&self.subscriptions) != before.subscriptions
+    }
+
     /// `notifications/initialized` arrived.
     pub(crate) fn mark_initialized(&self) {
         self.initialized.store(true, Ordering::Relaxed);

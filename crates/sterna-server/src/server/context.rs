@@ -60,6 +60,19 @@ impl RequestEnv {
         Self::default()
     }
 
+    /// An anonymous request cancelled by `cancel` (built directly: a default token
+    /// would be allocated only to be replaced).
+    pub(crate) fn cancelled_by(cancel: CancellationToken) -> Self {
+        Self {
+            principal: Principal::default(),
+            notifier: None,
+            cancel,
+            cut: None,
+            era: None,
+            span: Default::default(),
+        }
+    }
+
     /// Sets the principal.
     pub fn principal(mut self, principal: Principal) -> Self {
         self.principal = principal;

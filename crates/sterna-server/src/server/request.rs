@@ -32,8 +32,16 @@ struct RawMeta<'a> {
 /// `_meta` decoded with the params, for methods whose other params are read later.
 #[derive(Deserialize)]
 pub(crate) struct MetaOnly {
-    #[serde(rename = "_meta", default)]
+    #[serde(rename = "_meta", default, deserialize_with = "shared_meta")]
     pub(crate) meta: Option<Arc<RequestMeta>>,
+}
+
+/// `_meta` decoded straight into its shared allocation (serde's own `Arc` impl decodes
+/// into a `Box` first and then copies it into a second allocation).
+fn shared_meta<'de, D: serde::Deserializer<'de>>(
+    d: D,
+) -> Result<Option<Arc<RequestMeta>>, D::Error> {
+    Option::<RequestMeta>::deserialize(d).map(|m| m.map(Arc::new))
 }
 
 pub(crate) fn invalid(msg: impl Into<String>) -> ErrorObject {
@@ -54,13 +62,13 @@ pub(crate) fn decode_meta(raw: Option<&RawValue>) -> Result<RequestMeta, ErrorOb
 pub(crate) struct ListParams {
     #[serde(default)]
     pub(crate) cursor: Option<String>,
-    #[serde(rename = "_meta", default)]
+    #[serde(rename = "_meta", default, deserialize_with = "shared_meta")]
     pub(crate) meta: Option<Arc<RequestMeta>>,
 }
 
 #[derive(Deserialize)]
 pub(crate) struct CallParams<'a> {
-    #[serde(rename = "_meta", default)]
+    #[serde(rename = "_meta", default, deserialize_with = "shared_meta")]
     pub(crate) meta: Option<Arc<RequestMeta>>,
     #[serde(borrow)]
     pub(crate) name: Cow<'a, str>,
@@ -74,7 +82,7 @@ pub(crate) struct CallParams<'a> {
 
 #[derive(Deserialize)]
 pub(crate) struct PromptParams<'a> {
-    #[serde(rename = "_meta", default)]
+    #[serde(rename = "_meta", default, deserialize_with = "shared_meta")]
     pub(crate) meta: Option<Arc<RequestMeta>>,
     #[serde(borrow)]
     pub(crate) name: Cow<'a, str>,
@@ -88,7 +96,7 @@ pub(crate) struct PromptParams<'a> {
 
 #[derive(Deserialize)]
 pub(crate) struct ReadParams<'a> {
-    #[serde(rename = "_meta", default)]
+    #[serde(rename = "_meta", default, deserialize_with = "shared_meta")]
     pub(crate) meta: Option<Arc<RequestMeta>>,
     pub(crate) uri: String,
     #[serde(default, borrow, rename = "inputResponses")]
@@ -99,7 +107,7 @@ pub(crate) struct ReadParams<'a> {
 
 #[derive(Deserialize)]
 pub(crate) struct CompleteParams {
-    #[serde(rename = "_meta", default)]
+    #[serde(rename = "_meta", default, deserialize_with = "shared_meta")]
     pub(crate) meta: Option<Arc<RequestMeta>>,
     #[serde(rename = "ref")]
     pub(crate) reference: CompletionReference,

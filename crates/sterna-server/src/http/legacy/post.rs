@@ -136,7 +136,7 @@ impl LegacyHttp {
                 let save = Save {
                     store: self.config.store.clone(),
                     id: f.id.clone(),
-                    before: f.record.clone(),
+                    before: f.record,
                     idle: self.config.idle,
                 };
                 self.run(
@@ -231,10 +231,9 @@ impl LegacyHttp {
         let log = live.new_stream(self.config.resume_window);
         let shared = self.shared(save.as_ref(), &request.0);
         let (notifier, rx) = Notifier::channel(64);
-        let env = RequestEnv::new()
+        let env = RequestEnv::cancelled_by(cancel.clone())
             .principal(principal)
             .notifier(notifier)
-            .cancel(cancel.clone())
             .connection_cut(log.cut());
         let task = Task {
             server: server.clone(),
@@ -293,12 +292,14 @@ struct Save {
 }
 
 impl Save {
+    /// Stores the session again when the request changed what a request can change (the
+    /// rest of the record is never written by a request).
     async fn after(self, session: &LegacySession) {
-        let before = &self.before;
-        let now = session.record(before.principal.clone(), before.dpop_jkt.clone());
-        if now == self.before {
+        if !session.changed_since(&self.before) {
             return;
         }
+        let before = self.before;
+        let now = session.record(before.principal, before.dpop_jkt);
         if let Err(e) = self.store.update(&self.id, now, self.idle).await {
             tracing::error!(error = %e, "the session store failed");
         }
