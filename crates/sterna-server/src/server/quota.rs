@@ -45,10 +45,12 @@ impl QuotaKey {
             .chain_update([kind as u8, 0])
             .chain_update(what)
             .finalize();
+        const HEX: &[u8; 16] = b"0123456789abcdef";
         let mut s = String::with_capacity(33);
         s.push(kind);
         for b in &d[..16] {
-            s.push_str(&format!("{b:02x}"));
+            s.push(char::from(HEX[usize::from(b >> 4)]));
+            s.push(char::from(HEX[usize::from(b & 0xf)]));
         }
         Self(Arc::from(s))
     }
@@ -219,6 +221,17 @@ mod tests {
             anon,
             "kinds are separated"
         );
+    }
+
+    #[test]
+    fn keys_are_stable_across_versions() {
+        // Stores shared by a fleet (Redis) hold these keys: every replica, whatever its
+        // version, must derive the same key for the same client.
+        let alice = QuotaKey::of(&Principal::new("alice"));
+        assert_eq!(alice.as_str(), "pa6d478b96a53957aa6681d2a862359c3");
+        let peer: IpAddr = "127.0.0.2".parse().unwrap();
+        let anon = QuotaKey::of(&Principal::anonymous().with_peer(peer));
+        assert_eq!(anon.as_str(), "a6b7a6aac11690714d2303d7cd4e158c4");
     }
 
     #[test]

@@ -426,6 +426,53 @@ async fn imperative_and_low_level_handlers_over_http() {
     s.shutdown().await;
 }
 
+/// Sends a session's POST over a raw connection and returns the connection (the answer
+/// is never read: the caller keeps the connection open, or drops it to vanish).
+async fn post_and_hold(addr: std::net::SocketAddr, session: &str, body: &Value) -> TcpStream {
+    use tokio::io::AsyncWriteExt;
+    let body = body.to_string();
+    let head = format!(
+        "POST /mcp HTTP/1.1\r\nhost: 127.0.0.1:{}\r\ncontent-type: application/json\r\naccept: application/json, text/event-stream\r\nmcp-session-id: {session}\r\nmcp-protocol-version: 2025-11-25\r\ncontent-length: {}\r\n\r\n",
+        addr.port(),
+        body.len()
+    );
+    let mut tcp = TcpStream::connect(addr).await.unwrap();
+    tcp.write_all(head.as_bytes()).await.unwrap();
+    tcp.write_all(body.as_bytes()).await.unwrap();
+    tcp
+}
+
+#[tokio::test]
+async fn a_request_outlives_the_resume_window_while_its_client_waits_and_ends_once_it_vanishes() {
+    // A handler that sends nothing for longer than the resume window: its client still
+    // waits on the POST, so the request goes on; once the client is gone (never read, never
+    // resumed) for a window, it is cancelled.
+    let (srv, c) = server();
+    let sessions = sterna::server::http::SessionConfig::new()
+        .resume_window(Duration::from_millis(150))
+        .idle(Duration::from_secs(30));
+    let s = start(srv, HttpConfig::default().sessions(sessions), None).await;
+    let session = initialize(s.addr, json!({})).await;
+    let held = post_and_hold(s.addr, &session, &tool_call(1, "slow", json!({}))).await;
+    tokio::time::sleep(Duration::from_millis(700)).await;
+    assert_eq!(
+        c.slow_dropped.load(Ordering::SeqCst),
+        0,
+        "cancelled while its client was still waiting"
+    );
+    drop(held);
+    let mut cancelled = false;
+    for _ in 0..60 {
+        tokio::time::sleep(Duration::from_millis(50)).await;
+        if c.slow_dropped.load(Ordering::SeqCst) == 1 {
+            cancelled = true;
+            break;
+        }
+    }
+    assert!(cancelled, "the request of a vanished client still runs");
+    s.shutdown().await;
+}
+
 #[tokio::test]
 async fn a_client_that_vanishes_mid_question_leaves_nothing_behind() {
     let (srv, c) = server();

@@ -2,7 +2,7 @@
 //! unrelated to any request) and DELETE (the end of a session).
 
 use super::live::Live;
-use super::log::{StreamLog, follow, parse_event_id};
+use super::log::{Reading, StreamLog, follow, parse_event_id};
 use super::remote::Remote;
 use super::{Found, LegacyHttp, SessionEvent};
 use crate::http::body::McpBody;
@@ -59,7 +59,7 @@ impl LegacyHttp {
             cursor
         };
         sse_response(McpBody::stream(Box::pin(follow(
-            log,
+            Reading::new(log),
             from,
             None,
             self.keep_alive,

@@ -30,6 +30,8 @@ pub(crate) struct StreamLog {
     pub(crate) id: u64,
     state: Mutex<State>,
     changed: Notify,
+    /// Its last reader went away.
+    left: Notify,
     /// The handler closed the connection that opened the stream (SEP-1699 polling): that
     /// reader ends, the stream goes on for a client that resumes it.
     cut: CancellationToken,
@@ -78,6 +80,7 @@ impl StreamLog {
                 ended_at: None,
             }),
             changed: Notify::new(),
+            left: Notify::new(),
             cut: CancellationToken::new(),
         })
     }
@@ -143,6 +146,30 @@ impl StreamLog {
     /// How long nobody has been reading it (`None` while someone is).
     pub(crate) fn unread_for(&self) -> Option<Duration> {
         self.lock().unread_since.map(|t| t.elapsed())
+    }
+
+    /// Resolves once nobody has read the stream for `window` (the client is gone, unless
+    /// `read_elsewhere` says another replica serves it: then it looks again a quarter
+    /// window later). A timer runs only while nobody reads.
+    pub(crate) async fn abandoned<F, Fut>(&self, window: Duration, read_elsewhere: F)
+    where
+        F: Fn() -> Fut,
+        Fut: Future<Output = bool>,
+    {
+        loop {
+            let left = self.left.notified();
+            tokio::pin!(left);
+            left.as_mut().enable();
+            match self.unread_for() {
+                None => left.await,
+                Some(d) if d < window => tokio::time::sleep(window - d).await,
+                Some(_) if read_elsewhere().await => {
+                    let again = window.max(Duration::from_millis(40)) / 4;
+                    tokio::time::sleep(again).await;
+                }
+                Some(_) => return,
+            }
+        }
     }
 
     /// Waits until the stream has a message or has ended; returns the single message
@@ -214,11 +241,12 @@ impl StreamLog {
     }
 }
 
-/// Counts a reader while it lives.
-struct Reading(Arc<StreamLog>);
+/// Counts a reader while it lives: a client reading the stream, or waiting on the request
+/// that opened it for its first event.
+pub(crate) struct Reading(Arc<StreamLog>);
 
 impl Reading {
-    fn new(log: Arc<StreamLog>) -> Self {
+    pub(crate) fn new(log: Arc<StreamLog>) -> Self {
         {
             let mut s = log.lock();
             s.readers += 1;
@@ -234,6 +262,8 @@ impl Drop for Reading {
         s.readers = s.readers.saturating_sub(1);
         if s.readers == 0 {
             s.unread_since = Some(tokio::time::Instant::now());
+            drop(s);
+            self.0.left.notify_waiters();
         }
     }
 }
@@ -243,14 +273,13 @@ impl Drop for Reading {
 /// `keep_alive` while nothing happens. `lead` goes first (a priming event, a `retry`
 /// field).
 pub(crate) fn follow(
-    log: Arc<StreamLog>,
+    reading: Reading,
     cursor: u64,
     lead: Option<Bytes>,
     keep_alive: Duration,
     until: Option<CancellationToken>,
 ) -> impl Stream<Item = Bytes> + Send + 'static {
     let until = until.unwrap_or_default();
-    let reading = Reading::new(log);
     futures_util::stream::unfold(
         (reading, cursor, lead, until),
         move |(reading, mut cursor, mut lead, until)| async move {
@@ -295,7 +324,8 @@ mod tests {
     async fn readers_replay_then_follow_until_the_end() {
         let log = StreamLog::new(3, 4096);
         log.push(b"{\"a\":1}");
-        let mut first = Box::pin(follow(log.clone(), 0, None, Duration::from_secs(60), None));
+        let reading = Reading::new(log.clone());
+        let mut first = Box::pin(follow(reading, 0, None, Duration::from_secs(60), None));
         assert_eq!(first.next().await.unwrap(), "id: 3-1\ndata: {\"a\":1}\n\n");
         log.push(b"{\"a\":2}");
         assert_eq!(first.next().await.unwrap(), "id: 3-2\ndata: {\"a\":2}\n\n");
@@ -304,7 +334,8 @@ mod tests {
         assert_eq!(log.readers(), 0);
         log.finish(Some(b"{\"result\":{}}"));
         // A resumed reader gets what came after its last event, then the stream ends.
-        let resumed: Vec<Bytes> = follow(log.clone(), 1, None, Duration::from_secs(60), None)
+        let reading = Reading::new(log.clone());
+        let resumed: Vec<Bytes> = follow(reading, 1, None, Duration::from_secs(60), None)
             .collect()
             .await;
         assert_eq!(resumed.len(), 2);

@@ -3,7 +3,7 @@
 //! the answers to pushed questions (202).
 
 use super::live::{Busy, Live};
-use super::log::{StreamLog, event_id, follow};
+use super::log::{Reading, StreamLog, event_id, follow};
 use super::mirror::Mirror;
 use super::{Found, LegacyHttp, SESSION_ID, SessionStore, StreamStore, refused};
 use crate::http::body::McpBody;
@@ -246,6 +246,9 @@ impl LegacyHttp {
                 .as_ref()
                 .map(|m| (m.store.clone(), m.session.clone())),
         };
+        // The client waiting on this POST reads the stream from now on: a handler may stay
+        // silent for longer than the resume window without being taken for abandoned.
+        let reading = Reading::new(log.clone());
         tokio::spawn(task.run(request, env, rx, cancel));
         if let Some(only) = log.first().await {
             live.forget_stream(log.id);
@@ -257,7 +260,13 @@ impl LegacyHttp {
         }
         let lead = self.priming(log.id);
         let cut = Some(log.cut());
-        let body = McpBody::stream(Box::pin(follow(log, 0, Some(lead), self.keep_alive, cut)));
+        let body = McpBody::stream(Box::pin(follow(
+            reading,
+            0,
+            Some(lead),
+            self.keep_alive,
+            cut,
+        )));
         sse_response(body)
     }
 
@@ -365,20 +374,18 @@ impl Task {
         let counts = server.metrics().of(request.method());
         let work = era.serve(&session, id.clone(), request, env);
         tokio::pin!(work);
-        let mut check = tokio::time::interval(window.max(std::time::Duration::from_millis(40)) / 4);
+        // Nobody came back for the stream, here or elsewhere: the client is gone.
+        let gone = log.abandoned(window, || read_elsewhere(shared.as_ref(), log.id));
+        tokio::pin!(gone);
+        let mut given_up = false;
         let answer = loop {
             tokio::select! {
                 biased;
                 r = &mut work => break r,
                 Some(n) = rx.recv() => log.push(&n),
-                _ = check.tick() => {
-                    // Nobody came back for the stream, here or elsewhere: the client
-                    // is gone.
-                    if log.unread_for().is_some_and(|d| d >= window)
-                        && !read_elsewhere(shared.as_ref(), log.id).await
-                    {
-                        cancel.cancel();
-                    }
+                () = &mut gone, if !given_up => {
+                    given_up = true;
+                    cancel.cancel();
                 }
             }
         };
