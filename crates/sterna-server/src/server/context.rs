@@ -62,6 +62,7 @@ impl RequestEnv {
 
     /// An anonymous request cancelled by `cancel` (built directly: a default token
     /// would be allocated only to be replaced).
+    #[cfg(any(feature = "http", feature = "tasks"))]
     pub(crate) fn cancelled_by(cancel: CancellationToken) -> Self {
         Self {
             principal: Principal::default(),
