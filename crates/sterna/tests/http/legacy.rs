@@ -426,6 +426,54 @@ async fn imperative_and_low_level_handlers_over_http() {
     s.shutdown().await;
 }
 
+#[tokio::test]
+async fn a_request_that_ends_at_once_is_json_and_its_notifications_still_come_first() {
+    // `add` ends without a message before its answer: JSON. `progress` sends its progress
+    // and a log message before it ends, in the same instant: an SSE stream carrying them
+    // first, then the answer, then the end (a stream the client may resume).
+    let (srv, _) = server();
+    let s = start(srv, HttpConfig::default(), None).await;
+    let session = initialize(s.addr, json!({})).await;
+    let r = send(
+        s.addr,
+        "POST",
+        Some(&session),
+        &[],
+        Some(&tool_call(1, "add", json!({"a": 2, "b": 3}))),
+    )
+    .await;
+    assert_eq!(r.status, StatusCode::OK);
+    assert_eq!(r.headers["content-type"], "application/json");
+    let v = r.json().await;
+    assert_eq!(v["id"], 1);
+    assert_eq!(v["result"]["content"][0]["text"], "5");
+    let call = json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {
+        "name": "progress", "arguments": {}, "_meta": {"progressToken": "p"}}});
+    let mut stream = send(s.addr, "POST", Some(&session), &[], Some(&call)).await;
+    assert_eq!(stream.headers["content-type"], "text/event-stream");
+    let mut methods = Vec::new();
+    let answer = loop {
+        let m = stream.message().await;
+        match m["method"].as_str() {
+            Some(method) => methods.push(method.to_owned()),
+            None => break m,
+        }
+    };
+    assert_eq!(
+        methods,
+        [
+            "notifications/progress",
+            "notifications/progress",
+            "notifications/progress",
+            "notifications/message"
+        ]
+    );
+    assert_eq!(answer["id"], 2);
+    assert_eq!(answer["result"]["content"][0]["text"], "finished");
+    assert!(stream.next().await.is_none(), "the stream ends after the answer");
+    s.shutdown().await;
+}
+
 /// Sends a session's POST over a raw connection and returns the connection (the answer
 /// is never read: the caller keeps the connection open, or drops it to vanish).
 async fn post_and_hold(addr: std::net::SocketAddr, session: &str, body: &Value) -> TcpStream {

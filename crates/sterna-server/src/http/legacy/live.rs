@@ -88,10 +88,10 @@ impl Live {
 
     /// A new stream for a request (never 0, the standalone stream's id). Streams that
     /// ended more than `window` ago are forgotten (see [`Kept`]).
-    pub(crate) fn new_stream(&self, window: Duration) -> Arc<StreamLog> {
+    pub(crate) fn new_stream(&self, window: Duration, cut: CancellationToken) -> Arc<StreamLog> {
         let id = (self.next_stream.fetch_add(1, Ordering::Relaxed) + 1) & MAX_STREAM_ID;
         let id = id.max(1);
-        let log = StreamLog::new(id, self.keep);
+        let log = StreamLog::with_cut(id, self.keep, cut);
         lock(&self.streams).insert(id, log.clone(), window);
         log
     }

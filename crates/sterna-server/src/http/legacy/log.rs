@@ -68,6 +68,11 @@ pub(crate) fn sse(stream: u64, seq: u64, data: &[u8]) -> Bytes {
 impl StreamLog {
     /// A stream keeping at most `keep` events for replay.
     pub(crate) fn new(id: u64, keep: usize) -> Arc<Self> {
+        Self::with_cut(id, keep, CancellationToken::new())
+    }
+
+    /// A stream whose opening connection `cut` closes (see [`StreamLog::cut`]).
+    pub(crate) fn with_cut(id: u64, keep: usize, cut: CancellationToken) -> Arc<Self> {
         Arc::new(Self {
             id,
             state: Mutex::new(State {
@@ -81,7 +86,7 @@ impl StreamLog {
             }),
             changed: Notify::new(),
             left: Notify::new(),
-            cut: CancellationToken::new(),
+            cut,
         })
     }
 

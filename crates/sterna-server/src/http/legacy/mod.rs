@@ -20,6 +20,7 @@ mod mirror;
 mod post;
 mod relay;
 mod remote;
+mod running;
 mod store;
 mod streams;
 mod timed;

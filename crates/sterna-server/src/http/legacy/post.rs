@@ -3,26 +3,27 @@
 //! the answers to pushed questions (202).
 
 use super::live::{Busy, Live};
-use super::log::{Reading, StreamLog, event_id, follow};
+use super::log::{Reading, event_id, follow};
 use super::mirror::Mirror;
-use super::{Found, LegacyHttp, SESSION_ID, SessionStore, StreamStore, refused};
+use super::running::{self, Save, Task};
+use super::{Found, LegacyHttp, SESSION_ID, refused};
 use crate::http::body::McpBody;
 use crate::http::caller::Caller;
 use crate::http::respond::{json, plain, rpc_error, sse_response};
-use crate::legacy::{Legacy, LegacyRequest, LegacySession, SessionRecord};
+use crate::legacy::{Legacy, LegacyRequest, LegacySession};
 use crate::server::inbound::{Inbound, OwnedRequest};
 use crate::server::quota::limit_error;
 use crate::server::{Notifier, Principal, QuotaKey, RequestEnv, Server};
-use crate::trace::Ending as _;
 use bytes::Bytes;
 use http::{HeaderMap, HeaderValue, Response, StatusCode};
 use serde_json::value::RawValue;
 use std::sync::Arc;
+use std::task::Poll;
 use sterna_types::error::{ErrorCode, ErrorObject};
 use sterna_types::jsonrpc::RequestId;
 use sterna_types::legacy::InitializeParams;
 use sterna_types::notifications::CancelledNotificationParams;
-use tokio::sync::mpsc;
+use tokio_util::sync::CancellationToken;
 
 fn bad_request(id: Option<&RequestId>, message: &str) -> Response<McpBody> {
     let e = ErrorObject::new(ErrorCode::INVALID_REQUEST, message);
@@ -228,16 +229,32 @@ impl LegacyHttp {
                 return r;
             }
         };
-        let log = live.new_stream(self.config.resume_window);
-        let shared = self.shared(save.as_ref(), &request.0);
+        let (id, request) = request;
+        let cut = CancellationToken::new();
         let (notifier, rx) = Notifier::channel(64);
         let env = RequestEnv::cancelled_by(cancel.clone())
             .principal(principal)
             .notifier(notifier)
-            .connection_cut(log.cut());
+            .connection_cut(cut.clone());
+        let mut work = running::handle(server, session, id.clone(), request, env);
+        // Most requests end on their first poll without a message before their answer:
+        // answered as JSON at once, with no task, stream or log.
+        let first = std::future::poll_fn(|cx| Poll::Ready(work.as_mut().poll(cx))).await;
+        if let Poll::Ready((answer, session)) = first {
+            match answer {
+                Some(answer) if rx.is_empty() => {
+                    if let Some(save) = save {
+                        save.after(&session).await;
+                    }
+                    live.release(&id);
+                    return json(StatusCode::OK, answer.to_bytes());
+                }
+                answer => work = Box::pin(std::future::ready((answer, session))),
+            }
+        }
+        let log = live.new_stream(self.config.resume_window, cut);
+        let shared = self.shared(save.as_ref(), &id);
         let task = Task {
-            server: server.clone(),
-            session,
             live: live.clone(),
             log: log.clone(),
             window: self.config.resume_window,
@@ -249,7 +266,7 @@ impl LegacyHttp {
         // The client waiting on this POST reads the stream from now on: a handler may stay
         // silent for longer than the resume window without being taken for abandoned.
         let reading = Reading::new(log.clone());
-        tokio::spawn(task.run(request, env, rx, cancel));
+        tokio::spawn(task.run(id, work, rx, cancel));
         if let Some(only) = log.first().await {
             live.forget_stream(log.id);
             return json(StatusCode::OK, only.to_vec());
@@ -292,29 +309,6 @@ impl LegacyHttp {
     }
 }
 
-/// Where a request's changes to its session (log level, subscriptions) are stored.
-struct Save {
-    store: Arc<dyn SessionStore>,
-    id: String,
-    before: SessionRecord,
-    idle: std::time::Duration,
-}
-
-impl Save {
-    /// Stores the session again when the request changed what a request can change (the
-    /// rest of the record is never written by a request).
-    async fn after(self, session: &LegacySession) {
-        if !session.changed_since(&self.before) {
-            return;
-        }
-        let before = self.before;
-        let now = session.record(before.principal, before.dpop_jkt);
-        if let Err(e) = self.store.update(&self.id, now, self.idle).await {
-            tracing::error!(error = %e, "the session store failed");
-        }
-    }
-}
-
 /// The parameters of a session nobody opened (a POST without `Mcp-Session-Id`).
 fn stateless() -> InitializeParams {
     InitializeParams {
@@ -322,83 +316,5 @@ fn stateless() -> InitializeParams {
         capabilities: Default::default(),
         client_info: sterna_types::meta::Implementation::new("unknown", "0"),
         meta: None,
-    }
-}
-
-/// One request of a session, running on its own task.
-struct Task {
-    server: Server,
-    session: LegacySession,
-    live: Arc<Live>,
-    log: Arc<StreamLog>,
-    window: std::time::Duration,
-    save: Option<Save>,
-    /// The shared store and session, where a client may read the stream on another
-    /// replica.
-    read_elsewhere: Option<(Arc<dyn StreamStore>, String)>,
-}
-
-/// Whether a client reads `stream` on another replica.
-async fn read_elsewhere(shared: Option<&(Arc<dyn StreamStore>, String)>, stream: u64) -> bool {
-    let Some((store, session)) = shared else {
-        return false;
-    };
-    store.is_read(session, stream).await.unwrap_or_else(|e| {
-        tracing::warn!(error = %e, "the stream store failed");
-        // Unknown: the client is not taken for gone while the store is away.
-        true
-    })
-}
-
-impl Task {
-    async fn run(
-        self,
-        (id, request): (RequestId, LegacyRequest),
-        env: RequestEnv,
-        mut rx: mpsc::Receiver<Vec<u8>>,
-        cancel: tokio_util::sync::CancellationToken,
-    ) {
-        let Task {
-            server,
-            session,
-            live,
-            log,
-            window,
-            save,
-            read_elsewhere: shared,
-        } = self;
-        let Some(era) = Legacy::of(&server) else {
-            live.release(&id);
-            return;
-        };
-        let counts = server.metrics().of(request.method());
-        let work = era.serve(&session, id.clone(), request, env);
-        tokio::pin!(work);
-        // Nobody came back for the stream, here or elsewhere: the client is gone.
-        let gone = log.abandoned(window, || read_elsewhere(shared.as_ref(), log.id));
-        tokio::pin!(gone);
-        let mut given_up = false;
-        let answer = loop {
-            tokio::select! {
-                biased;
-                r = &mut work => break r,
-                Some(n) = rx.recv() => log.push(&n),
-                () = &mut gone, if !given_up => {
-                    given_up = true;
-                    cancel.cancel();
-                }
-            }
-        };
-        while let Ok(n) = rx.try_recv() {
-            log.push(&n);
-        }
-        counts.ended(answer.as_ref().map(|r| r.ending().0));
-        if let Some(save) = save {
-            save.after(&session).await;
-        }
-        log.finish(answer.map(|r| r.to_bytes()).as_deref());
-        // The log stays for a client that resumes late; the next stream of the session
-        // (or the end of the session) forgets it once the window has passed.
-        live.release(&id);
     }
 }
