@@ -470,7 +470,10 @@ async fn a_request_that_ends_at_once_is_json_and_its_notifications_still_come_fi
     );
     assert_eq!(answer["id"], 2);
     assert_eq!(answer["result"]["content"][0]["text"], "finished");
-    assert!(stream.next().await.is_none(), "the stream ends after the answer");
+    assert!(
+        stream.next().await.is_none(),
+        "the stream ends after the answer"
+    );
     s.shutdown().await;
 }
 
