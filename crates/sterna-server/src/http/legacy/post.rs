@@ -200,8 +200,9 @@ impl LegacyHttp {
         r
     }
 
-    /// Runs a session's request on a task of its own and answers: JSON when the
-    /// response is all there is, else an SSE stream the client may resume.
+    /// Runs a session's request and answers: JSON when the response is all there is, at
+    /// once when the request ends on its first poll; else on a task of its own, with an
+    /// SSE stream the client may resume.
     async fn run(
         &self,
         server: &Server,
@@ -213,21 +214,7 @@ impl LegacyHttp {
     ) -> Response<McpBody> {
         let cancel = match live.register(&request.0) {
             Ok(token) => token,
-            Err(Busy::IdInUse) => {
-                let msg = "Invalid request: this id is already in use by a request in flight";
-                let e = ErrorObject::new(ErrorCode::INVALID_REQUEST, msg);
-                return rpc_error(StatusCode::OK, Some(&request.0), &e);
-            }
-            Err(Busy::Full(max)) => {
-                let msg = format!(
-                    "Too many requests in flight in this session: at most {max} at once (max_in_flight); wait for one to finish"
-                );
-                let e = limit_error(ErrorCode::INTERNAL_ERROR, msg, "max_in_flight", max);
-                let mut r = rpc_error(StatusCode::TOO_MANY_REQUESTS, Some(&request.0), &e);
-                r.headers_mut()
-                    .insert("retry-after", HeaderValue::from_static("1"));
-                return r;
-            }
+            Err(busy) => return refused_busy(&request.0, busy),
         };
         let (id, request) = request;
         let cut = CancellationToken::new();
@@ -306,6 +293,28 @@ impl LegacyHttp {
             "id: {}\nretry: {retry}\ndata: \n\n",
             event_id(stream, 0)
         ))
+    }
+}
+
+/// The answer to a request the session cannot take now: its id is in use, or the session
+/// runs as many requests as it may (`429`, retry in a second).
+fn refused_busy(id: &RequestId, busy: Busy) -> Response<McpBody> {
+    match busy {
+        Busy::IdInUse => {
+            let msg = "Invalid request: this id is already in use by a request in flight";
+            let e = ErrorObject::new(ErrorCode::INVALID_REQUEST, msg);
+            rpc_error(StatusCode::OK, Some(id), &e)
+        }
+        Busy::Full(max) => {
+            let msg = format!(
+                "Too many requests in flight in this session: at most {max} at once (max_in_flight); wait for one to finish"
+            );
+            let e = limit_error(ErrorCode::INTERNAL_ERROR, msg, "max_in_flight", max);
+            let mut r = rpc_error(StatusCode::TOO_MANY_REQUESTS, Some(id), &e);
+            r.headers_mut()
+                .insert("retry-after", HeaderValue::from_static("1"));
+            r
+        }
     }
 }
 
