@@ -77,15 +77,56 @@ impl Drop for Cluster {
     }
 }
 
-/// A port whose cluster bus port (+10000) is free as well.
-fn free_port() -> u16 {
+/// A free port never handed out before in this process (tests run in parallel threads: the
+/// kernel may give a port one test just let go of to another before the first one's server
+/// binds it); with `bus`, one whose cluster bus port (+10000) is free as well.
+pub(crate) fn free_port(bus: bool) -> u16 {
+    static TAKEN: std::sync::Mutex<std::collections::BTreeSet<u16>> =
+        std::sync::Mutex::new(std::collections::BTreeSet::new());
     loop {
         let l = TcpListener::bind("127.0.0.1:0").unwrap();
         let port = l.local_addr().unwrap().port();
-        if port < 55_000 && TcpListener::bind(("127.0.0.1", port + 10_000)).is_ok() {
+        if bus && (port >= 55_000 || TcpListener::bind(("127.0.0.1", port + 10_000)).is_err()) {
+            continue;
+        }
+        let mut taken = TAKEN.lock().unwrap_or_else(|p| p.into_inner());
+        if taken.insert(port) {
             return port;
         }
     }
+}
+
+/// Waits until `child` listens on `port`; `false` when it exited first (the port was
+/// taken, by another program, between choosing it and binding it).
+pub(crate) fn serving(child: &mut Child, port: u16) -> bool {
+    let started = Instant::now();
+    while started.elapsed() < Duration::from_secs(30) {
+        if child.try_wait().ok().flatten().is_some() {
+            return false;
+        }
+        if std::net::TcpStream::connect(("127.0.0.1", port)).is_ok() {
+            return true;
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let _ = child.kill();
+    panic!("redis-server did not start on port {port}");
+}
+
+/// A node of ours on a free port: tried again on another when its port was taken.
+fn start_node(dir: &std::path::Path, extra: &[String]) -> Node {
+    for _ in 0..10 {
+        let port = free_port(true);
+        let mut child = spawn(dir, port, extra);
+        if serving(&mut child, port) {
+            return Node {
+                port,
+                child: Some(child),
+            };
+        }
+        let _ = child.wait();
+    }
+    panic!("no free port for a cluster node after 10 tries");
 }
 
 /// `redis-cli -p port args…`: its output.
@@ -102,18 +143,15 @@ pub(crate) fn cli(port: u16, args: &[&str]) -> String {
 impl Cluster {
     /// 3 primaries, each with `replicas` replicas, started with `extra` settings.
     pub(crate) fn start(replicas: usize, extra: &[&str]) -> Self {
+        static CLUSTERS: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
         let count = 3 * (1 + replicas);
-        let ports: Vec<u16> = (0..count).map(|_| free_port()).collect();
-        let dir = std::env::temp_dir().join(format!("sterna-redis-cluster-{}", ports[0]));
+        let n = CLUSTERS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        let name = format!("sterna-redis-cluster-{}-{n}", std::process::id());
+        let dir = std::env::temp_dir().join(name);
         std::fs::create_dir_all(&dir).unwrap();
         let extra: Vec<String> = extra.iter().map(|&a| a.to_owned()).collect();
-        let nodes = ports
-            .iter()
-            .map(|&port| Node {
-                port,
-                child: Some(spawn(&dir, port, &extra)),
-            })
-            .collect();
+        let nodes: Vec<Node> = (0..count).map(|_| start_node(&dir, &extra)).collect();
+        let ports: Vec<u16> = nodes.iter().map(|n| n.port).collect();
         let url = format!(
             "redis+cluster://{}/",
             ports
@@ -128,11 +166,6 @@ impl Cluster {
             url,
             extra,
         };
-        for &port in &ports {
-            wait(&format!("node {port} listening"), || {
-                std::net::TcpStream::connect(("127.0.0.1", port)).is_ok()
-            });
-        }
         let addrs: Vec<String> = ports.iter().map(|p| format!("127.0.0.1:{p}")).collect();
         let replicas = replicas.to_string();
         let out = Command::new("redis-cli")
@@ -294,13 +327,14 @@ impl Cluster {
     /// Starts the killed node on `port` again: it rejoins the cluster (a former primary
     /// as a replica of the one promoted in its place).
     pub(crate) fn restart(&mut self, port: u16) {
-        let child = spawn(&self.dir, port, &self.extra);
+        let mut child = spawn(&self.dir, port, &self.extra);
+        assert!(
+            serving(&mut child, port),
+            "node {port} could not start again (its port was taken)"
+        );
         let node = self.nodes.iter_mut().find(|n| n.port == port).unwrap();
         assert!(node.child.is_none(), "node {port} is running");
         node.child = Some(child);
-        wait(&format!("node {port} listening"), || {
-            std::net::TcpStream::connect(("127.0.0.1", port)).is_ok()
-        });
     }
 
     /// Waits until a replica has taken over every slot of a killed primary.

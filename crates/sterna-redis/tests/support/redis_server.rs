@@ -4,9 +4,7 @@
 #[path = "cluster.rs"]
 pub(crate) mod cluster;
 
-use std::net::TcpListener;
 use std::process::{Child, Command, Stdio};
-use std::time::Duration;
 
 /// A redis-server of our own, stopped when dropped.
 #[derive(Debug)]
@@ -42,10 +40,6 @@ impl RedisServer {
 
     /// Starts one with `extra` command-line settings (`["--maxmemory", "10mb"]` …), or a
     /// 3-primary cluster of such nodes when `STERNA_REDIS_CLUSTER=1`.
-    #[expect(
-        clippy::zombie_processes,
-        reason = "the child is owned by RedisServer, whose Drop kills and waits for it"
-    )]
     pub(crate) fn start_with(extra: &[&str]) -> Self {
         if cluster::wanted() {
             let cluster = cluster::Cluster::start(0, extra);
@@ -56,44 +50,41 @@ impl RedisServer {
                 _dir: std::env::temp_dir(),
             };
         }
-        let port = TcpListener::bind("127.0.0.1:0")
-            .unwrap()
-            .local_addr()
-            .unwrap()
-            .port();
-        let dir = std::env::temp_dir().join(format!("sterna-redis-{port}"));
-        std::fs::create_dir_all(&dir).unwrap();
-        let port_arg = port.to_string();
-        let mut args = vec![
-            "--port",
-            &port_arg,
-            "--bind",
-            "127.0.0.1",
-            "--save",
-            "",
-            "--appendonly",
-            "no",
-        ];
-        args.extend_from_slice(extra);
-        let child = Command::new("redis-server")
-            .args(&args)
-            .current_dir(&dir)
-            .stdout(Stdio::null())
-            .spawn()
-            .expect("redis-server is required for these tests (apt-get install redis-server)");
-        let url = format!("redis://127.0.0.1:{port}/");
-        for _ in 0..100 {
-            if std::net::TcpStream::connect(("127.0.0.1", port)).is_ok() {
+        for _ in 0..10 {
+            let port = cluster::free_port(false);
+            let dir = std::env::temp_dir().join(format!("sterna-redis-{port}"));
+            std::fs::create_dir_all(&dir).unwrap();
+            let port_arg = port.to_string();
+            let mut args = vec![
+                "--port",
+                &port_arg,
+                "--bind",
+                "127.0.0.1",
+                "--save",
+                "",
+                "--appendonly",
+                "no",
+            ];
+            args.extend_from_slice(extra);
+            let mut child = Command::new("redis-server")
+                .args(&args)
+                .current_dir(&dir)
+                .stdout(Stdio::null())
+                .spawn()
+                .expect("redis-server is required for these tests (apt-get install redis-server)");
+            // Another program may take the port between our choosing it and the server
+            // binding it: then the server exits, and another port is tried.
+            if cluster::serving(&mut child, port) {
                 return Self {
                     child: Some(child),
                     cluster: None,
-                    url,
+                    url: format!("redis://127.0.0.1:{port}/"),
                     _dir: dir,
                 };
             }
-            std::thread::sleep(Duration::from_millis(50));
+            let _ = child.wait();
         }
-        panic!("redis-server did not start on port {port}");
+        panic!("no free port for redis-server after 10 tries");
     }
 
     /// Freezes the server (a network blink: commands time out), or thaws it.
