@@ -316,6 +316,10 @@ impl Cluster {
                 "OK"
             );
         }
+        // The target's claim must outrank every other: after a failover the slot's owner
+        // holds the newest config epoch, and a claim with an older one is refused by the
+        // nodes that gossip did not reach first.
+        cli(to, &["cluster", "bumpepoch"]);
         for port in self.primaries() {
             if port != to && port != from {
                 cli(port, &["cluster", "setslot", &slot, "node", &target]);
