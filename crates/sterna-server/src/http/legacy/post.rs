@@ -228,11 +228,13 @@ impl LegacyHttp {
         // answered as JSON at once, with no task, stream or log.
         let first = std::future::poll_fn(|cx| Poll::Ready(work.as_mut().poll(cx))).await;
         if let Poll::Ready((answer, session)) = first {
+            // A request that changed its session goes the task's way, so that saving it
+            // (an await) cannot be cut short by the client going away.
+            let unchanged = save
+                .as_ref()
+                .is_none_or(|s| !session.changed_since(&s.before));
             match answer {
-                Some(answer) if rx.is_empty() => {
-                    if let Some(save) = save {
-                        save.after(&session).await;
-                    }
+                Some(answer) if rx.is_empty() && unchanged => {
                     live.release(&id);
                     return json(StatusCode::OK, answer.to_bytes());
                 }
