@@ -20,7 +20,6 @@ use crate::state::FlowState;
 use futures_util::future::try_join_all;
 use serde::Serialize;
 use serde_json::value::{RawValue, to_raw_value};
-use serde_json::{Map, Value};
 use std::borrow::Cow;
 use std::collections::BTreeMap;
 use std::sync::Arc;
@@ -268,7 +267,8 @@ async fn push_all(
             .await?;
         Ok::<_, PushFailure>((key, answer))
     });
-    let answers: Map<String, Value> = try_join_all(legs).await?.into_iter().collect();
+    // Each answer goes on as the client wrote it (the round checks it), keyed as asked.
+    let answers: BTreeMap<String, Box<RawValue>> = try_join_all(legs).await?.into_iter().collect();
     Ok(to_raw_value(&answers).expect("answers serialize"))
 }
 

@@ -157,7 +157,7 @@ async fn forward_changes(
         }
         if let Some(bytes) = change_notification(&change, |uri| record.subscriptions.contains(uri))
         {
-            log.push(&bytes);
+            log.push(bytes);
         }
     }
 }

@@ -101,7 +101,7 @@ mod tests {
     #[tokio::test(start_paused = true)]
     async fn streams_ended_within_the_window_stay_resumable() {
         let mut kept = Kept::new(1000, 32);
-        stream(&mut kept, 1, WINDOW).finish(Some(b"{}"));
+        stream(&mut kept, 1, WINDOW).finish(Some(bytes::Bytes::from_static(b"{}")));
         for id in 2..=101 {
             stream(&mut kept, id, WINDOW).finish(None);
         }

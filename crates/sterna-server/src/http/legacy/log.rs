@@ -43,22 +43,18 @@ impl std::fmt::Debug for StreamLog {
     }
 }
 
-/// An event id: the stream, then the position in it (`3-17`).
-pub(crate) fn event_id(stream: u64, seq: u64) -> String {
-    format!("{stream}-{seq}")
-}
-
 /// The stream and position a `Last-Event-ID` names.
 pub(crate) fn parse_event_id(id: &str) -> Option<(u64, u64)> {
     let (stream, seq) = id.trim().split_once('-')?;
     Some((stream.parse().ok()?, seq.parse().ok()?))
 }
 
-/// An SSE event with its id.
+/// An SSE event with its id: the stream, then the position in it (`3-17`).
 pub(crate) fn sse(stream: u64, seq: u64, data: &[u8]) -> Bytes {
     let mut out = Vec::with_capacity(data.len() + 32);
     out.extend_from_slice(b"id: ");
-    out.extend_from_slice(event_id(stream, seq).as_bytes());
+    // Writing to a `Vec` cannot fail.
+    let _ = std::io::Write::write_fmt(&mut out, format_args!("{stream}-{seq}"));
     out.extend_from_slice(b"\ndata: ");
     out.extend_from_slice(data);
     out.extend_from_slice(b"\n\n");
@@ -100,14 +96,14 @@ impl StreamLog {
     }
 
     /// Appends a message (a JSON-RPC message, or empty for a priming event).
-    pub(crate) fn push(&self, data: &[u8]) {
+    pub(crate) fn push(&self, data: impl Into<Bytes>) {
         let mut s = self.lock();
         if s.done {
             return;
         }
         let seq = s.next;
         s.next += 1;
-        s.events.push_back((seq, Bytes::copy_from_slice(data)));
+        s.events.push_back((seq, data.into()));
         if s.events.len() > s.keep {
             s.events.pop_front();
         }
@@ -116,7 +112,7 @@ impl StreamLog {
     }
 
     /// Ends the stream after `last` (the response), if any.
-    pub(crate) fn finish(&self, last: Option<&[u8]>) {
+    pub(crate) fn finish(&self, last: Option<Bytes>) {
         if let Some(last) = last {
             self.push(last);
         }
@@ -328,16 +324,16 @@ mod tests {
     #[tokio::test]
     async fn readers_replay_then_follow_until_the_end() {
         let log = StreamLog::new(3, 4096);
-        log.push(b"{\"a\":1}");
+        log.push(&b"{\"a\":1}"[..]);
         let reading = Reading::new(log.clone());
         let mut first = Box::pin(follow(reading, 0, None, Duration::from_secs(60), None));
         assert_eq!(first.next().await.unwrap(), "id: 3-1\ndata: {\"a\":1}\n\n");
-        log.push(b"{\"a\":2}");
+        log.push(&b"{\"a\":2}"[..]);
         assert_eq!(first.next().await.unwrap(), "id: 3-2\ndata: {\"a\":2}\n\n");
         assert_eq!(log.readers(), 1);
         drop(first);
         assert_eq!(log.readers(), 0);
-        log.finish(Some(b"{\"result\":{}}"));
+        log.finish(Some(Bytes::from_static(b"{\"result\":{}}")));
         // A resumed reader gets what came after its last event, then the stream ends.
         let reading = Reading::new(log.clone());
         let resumed: Vec<Bytes> = follow(reading, 1, None, Duration::from_secs(60), None)

@@ -3,7 +3,7 @@
 //! the answers to pushed questions (202).
 
 use super::live::{Busy, Live};
-use super::log::{Reading, event_id, follow};
+use super::log::{Reading, follow};
 use super::mirror::Mirror;
 use super::running::{self, Save, Task};
 use super::{Found, LegacyHttp, SESSION_ID, refused};
@@ -291,10 +291,8 @@ impl LegacyHttp {
     /// The first event of a stream: its id and the reconnection delay, no data.
     fn priming(&self, stream: u64) -> Bytes {
         let retry = self.config.retry.as_millis();
-        Bytes::from(format!(
-            "id: {}\nretry: {retry}\ndata: \n\n",
-            event_id(stream, 0)
-        ))
+        // Event ids name the stream, then the position in it (see `log::sse`).
+        Bytes::from(format!("id: {stream}-0\nretry: {retry}\ndata: \n\n"))
     }
 }
 

@@ -111,7 +111,7 @@ impl Task {
             tokio::select! {
                 biased;
                 r = &mut work => break r,
-                Some(n) = rx.recv() => log.push(&n),
+                Some(n) = rx.recv() => log.push(n),
                 () = &mut gone, if !given_up => {
                     given_up = true;
                     cancel.cancel();
@@ -119,12 +119,12 @@ impl Task {
             }
         };
         while let Ok(n) = rx.try_recv() {
-            log.push(&n);
+            log.push(n);
         }
         if let Some(save) = save {
             save.after(&session).await;
         }
-        log.finish(answer.map(|r| r.to_bytes()).as_deref());
+        log.finish(answer.map(|r| r.to_bytes().into()));
         // The log stays for a client that resumes late; the next stream of the session
         // (or the end of the session) forgets it once the window has passed.
         live.release(&id);
