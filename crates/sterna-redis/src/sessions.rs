@@ -8,6 +8,7 @@
 use super::Redis;
 use super::shares::{REFRESH, Shares, Taken};
 use futures_util::future::{BoxFuture, try_join};
+use std::sync::Arc;
 use std::time::Duration;
 use sterna::server::QuotaKey;
 use sterna::server::http::{SessionError, SessionStore};
@@ -119,7 +120,7 @@ impl SessionStore for RedisSessionStore {
         id: &str,
         owner: &QuotaKey,
         idle: Duration,
-    ) -> BoxFuture<'_, Result<Option<SessionRecord>, SessionError>> {
+    ) -> BoxFuture<'_, Result<Option<Arc<SessionRecord>>, SessionError>> {
         let key = self.redis.key("session", id);
         let share = self.shares.key(&self.redis, owner);
         let id = id.to_owned();
@@ -147,7 +148,9 @@ impl SessionStore for RedisSessionStore {
             .map_err(unavailable)?;
             match json {
                 None => Ok(None),
-                Some(j) => serde_json::from_str(&j).map(Some).map_err(unavailable),
+                Some(j) => serde_json::from_str(&j)
+                    .map(|r| Some(Arc::new(r)))
+                    .map_err(unavailable),
             }
         })
     }

@@ -104,7 +104,7 @@ async fn session_records_live_expire_and_end() {
     let idle = Duration::from_millis(600);
     let me = sterna::server::QuotaKey::of(&sterna::server::Principal::new("me"));
     store.create("s1", &me, record(), idle).await.unwrap();
-    let mut r = store.touch("s1", &me, idle).await.unwrap().unwrap();
+    let mut r = SessionRecord::clone(&store.touch("s1", &me, idle).await.unwrap().unwrap());
     assert!(!r.initialized);
     r.initialized = true;
     store.update("s1", r, idle).await.unwrap();

@@ -208,6 +208,10 @@ impl Lives {
     /// The live parts of session `id`, created when this process has none yet.
     pub(crate) fn get(&self, id: &str) -> Arc<Live> {
         let mut map = lock(&self.map);
+        if let Some((live, used)) = map.get_mut(id) {
+            *used = Instant::now();
+            return live.clone();
+        }
         let entry = map.entry(id.to_owned()).or_insert_with(|| {
             let watch = self.bus.clone().map(|bus| {
                 let session = id.to_owned();

@@ -65,7 +65,7 @@ pub(crate) struct LegacyHttp {
 /// A session found for a request.
 pub(crate) struct Found {
     pub(crate) id: String,
-    pub(crate) record: SessionRecord,
+    pub(crate) record: Arc<SessionRecord>,
     pub(crate) live: Arc<Live>,
     /// The client using it now (whose share it counts against).
     pub(crate) owner: QuotaKey,

@@ -10,7 +10,7 @@ use super::{Found, LegacyHttp, SESSION_ID, refused};
 use crate::http::body::McpBody;
 use crate::http::caller::Caller;
 use crate::http::respond::{json, plain, rpc_error, sse_response};
-use crate::legacy::{Legacy, LegacyRequest, LegacySession};
+use crate::legacy::{Legacy, LegacyRequest, LegacySession, SessionRecord};
 use crate::server::inbound::{Inbound, OwnedRequest};
 use crate::server::quota::limit_error;
 use crate::server::{Notifier, Principal, QuotaKey, RequestEnv, Server};
@@ -79,7 +79,7 @@ impl LegacyHttp {
         };
         match method {
             "notifications/initialized" => {
-                let mut record = f.record.clone();
+                let mut record = SessionRecord::clone(&f.record);
                 record.initialized = true;
                 let store = &self.config.store;
                 if let Err(e) = store.update(&f.id, record, self.config.idle).await {

@@ -45,7 +45,7 @@ pub(super) fn handle(
 pub(super) struct Save {
     pub(super) store: Arc<dyn SessionStore>,
     pub(super) id: String,
-    pub(super) before: SessionRecord,
+    pub(super) before: Arc<SessionRecord>,
     pub(super) idle: Duration,
 }
 
@@ -56,8 +56,8 @@ impl Save {
         if !session.changed_since(&self.before) {
             return;
         }
-        let before = self.before;
-        let now = session.record(before.principal, before.dpop_jkt);
+        let before = &self.before;
+        let now = session.record(before.principal.clone(), before.dpop_jkt.clone());
         if let Err(e) = self.store.update(&self.id, now, self.idle).await {
             tracing::error!(error = %e, "the session store failed");
         }

@@ -8,7 +8,7 @@ use crate::server::quota::Holdings;
 use futures_util::future::{BoxFuture, ready};
 use std::collections::HashMap;
 use std::fmt;
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 use tokio::time::Instant;
 
@@ -61,13 +61,14 @@ pub trait SessionStore: Send + Sync + fmt::Debug + 'static {
 
     /// The session's record, if it exists and has not expired; refreshes its idle time.
     /// `owner` is the client using it now (a store may keep its count of `owner`'s
-    /// sessions in step; the record says whose session it is).
+    /// sessions in step; the record says whose session it is). Shared, not copied: a
+    /// store that keeps records in memory hands out the one it holds.
     fn touch(
         &self,
         id: &str,
         owner: &QuotaKey,
         idle: Duration,
-    ) -> BoxFuture<'_, Result<Option<SessionRecord>, SessionError>>;
+    ) -> BoxFuture<'_, Result<Option<Arc<SessionRecord>>, SessionError>>;
 
     /// Replaces the record of an existing session (log level, subscriptions …).
     fn update(
@@ -82,7 +83,7 @@ pub trait SessionStore: Send + Sync + fmt::Debug + 'static {
 }
 
 struct Entry {
-    record: SessionRecord,
+    record: Arc<SessionRecord>,
     until: Instant,
     owner: QuotaKey,
 }
@@ -206,7 +207,7 @@ impl MemorySessionStore {
             }
         }
         let entry = Entry {
-            record,
+            record: Arc::new(record),
             until: now + idle,
             owner: owner.clone(),
         };
@@ -216,7 +217,7 @@ impl MemorySessionStore {
         Ok(())
     }
 
-    fn get(&self, id: &str, idle: Duration) -> Option<SessionRecord> {
+    fn get(&self, id: &str, idle: Duration) -> Option<Arc<SessionRecord>> {
         let mut inner = self.lock();
         let now = Instant::now();
         match inner.map.get_mut(id) {
@@ -249,7 +250,7 @@ impl SessionStore for MemorySessionStore {
         id: &str,
         _owner: &QuotaKey,
         idle: Duration,
-    ) -> BoxFuture<'_, Result<Option<SessionRecord>, SessionError>> {
+    ) -> BoxFuture<'_, Result<Option<Arc<SessionRecord>>, SessionError>> {
         Box::pin(ready(Ok(self.get(id, idle))))
     }
 
@@ -261,7 +262,7 @@ impl SessionStore for MemorySessionStore {
     ) -> BoxFuture<'_, Result<(), SessionError>> {
         let mut inner = self.lock();
         if let Some(e) = inner.map.get_mut(id) {
-            e.record = record;
+            e.record = Arc::new(record);
             e.until = Instant::now() + idle;
         }
         Box::pin(ready(Ok(())))

@@ -44,7 +44,7 @@ impl SessionStore for Timed<dyn SessionStore, 4> {
         id: &str,
         owner: &QuotaKey,
         idle: Duration,
-    ) -> BoxFuture<'_, Result<Option<SessionRecord>, SessionError>> {
+    ) -> BoxFuture<'_, Result<Option<Arc<SessionRecord>>, SessionError>> {
         self.time(1, self.inner.touch(id, owner, idle))
     }
 
