@@ -272,17 +272,9 @@ impl Shared {
     /// it) cancels the request.
     async fn run(self: &Arc<Self>, incoming: Incoming, bytes: Bytes) -> Response<McpBody> {
         let (notifier, notifications) = Notifier::channel(64);
-        let cancel = CancellationToken::new();
-        let env = RequestEnv::cancelled_by(cancel.clone())
-            .principal(incoming.caller.principal.clone())
-            .notifier(notifier);
         let shared = self.clone();
         let sse_ok = incoming.accepts.sse;
-        let work = async move {
-            // Dropping this future (client gone, timeout) cancels the request.
-            let _guard = cancel.drop_guard();
-            shared.answer(incoming, &bytes, env).await
-        };
+        let work = async move { shared.answer(incoming, &bytes, notifier).await };
         // A panic anywhere on behalf of this request (decoding included) answers it
         // with -32603; the connection and every other request go on.
         let work: Work = Box::pin(AssertUnwindSafe(work).catch_unwind().map(|r| {
@@ -355,7 +347,7 @@ type Work = Pin<Box<dyn Future<Output = Done> + Send>>;
 impl Shared {
     /// Reads the message once — its envelope, or with its params when the header claims
     /// 2026-07-28 — and hands it to its era.
-    async fn answer(&self, incoming: Incoming, bytes: &[u8], env: RequestEnv) -> Done {
+    async fn answer(&self, incoming: Incoming, bytes: &[u8], notifier: Notifier) -> Done {
         let claimed = modern_header(&incoming.headers);
         let message = if claimed {
             classify(bytes)
@@ -370,6 +362,12 @@ impl Shared {
             let answer = era.post(server, &incoming.headers, caller, message).await;
             return Done::Http(Box::new(answer));
         }
+        let cancel = CancellationToken::new();
+        // Dropping this future (client gone, timeout) cancels the request.
+        let _guard = cancel.clone().drop_guard();
+        let env = RequestEnv::cancelled_by(cancel)
+            .principal(incoming.caller.principal.clone())
+            .notifier(notifier);
         answer(&self.server, &incoming, message, env).await
     }
 }

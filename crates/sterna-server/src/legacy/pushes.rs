@@ -64,13 +64,13 @@ struct Request<'a> {
 }
 
 /// Removes a waiter however its push ends (answered, timed out, cancelled, dropped).
-struct Forget<'a>(&'a Pushes, RequestId);
+struct Forget<'a>(&'a Pushes, &'a RequestId);
 
 impl Drop for Forget<'_> {
     fn drop(&mut self) {
-        self.0.lock().remove(&self.1);
+        self.0.lock().remove(self.1);
         if let Some(watch) = &self.0.watch {
-            watch.ended(&self.1);
+            watch.ended(self.1);
         }
     }
 }
@@ -140,7 +140,7 @@ impl Pushes {
         let id = RequestId::String(format!("sterna-{}-{n}", self.origin));
         let (tx, rx) = oneshot::channel();
         self.lock().insert(id.clone(), tx);
-        let _forget = Forget(self, id.clone());
+        let _forget = Forget(self, &id);
         if let Some(watch) = &self.watch {
             let left = deadline.saturating_duration_since(tokio::time::Instant::now());
             watch.sent(&id, left).await;

@@ -210,7 +210,9 @@ impl Legacy<'_> {
         let call = call.as_call();
         let span = crate::trace::request_span(call.method(), call.target().name(), &meta);
         if span.is_disabled() {
-            return Box::pin(run(self.server, id, meta, call, flow, env)).await;
+            // Inline, not boxed: one allocation less per round (the push loop's future,
+            // boxed once per request, holds it).
+            return run(self.server, id, meta, call, flow, env).await;
         }
         env.span = crate::trace::RequestSpan(span.clone());
         let round = Box::pin(run(self.server, id, meta, call, flow, env));
