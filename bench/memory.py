@@ -8,7 +8,8 @@ waits until it listens on 127.0.0.1, and reads /proc/PID/status: VmRSS (resident
 
   conns     opens N keep-alive connections, each answered once (a JSON-RPC `ping`), holds
             them, and reports the growth per connection;
-  sessions  (servers named with --sessions) opens N 2025-11-25 sessions (`initialize` and
+  sessions  (servers named with --sessions; in a fresh process, so that the heap the
+            connections left behind does not hide the growth) opens N 2025-11-25 sessions (`initialize` and
             `notifications/initialized`), spread over source addresses 127.0.0.2… so that no
             client exceeds a per-client share (sterna: 100 sessions each), and reports the
             growth per session.
@@ -115,29 +116,48 @@ def wait_listening(port: int, proc: subprocess.Popen, timeout: float = 60) -> No
     raise SystemExit("server did not listen")
 
 
-def measure(name: str, command: str, args) -> dict:
+def start(command: str) -> tuple[subprocess.Popen, int]:
+    """The server listening, after a second to settle."""
     port = free_port()
     proc = subprocess.Popen(shlex.split(command.replace("{port}", str(port))),
                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     try:
         wait_listening(port, proc)
-        time.sleep(1)
+    except BaseException:
+        proc.kill()
+        raise
+    time.sleep(1)
+    return proc, port
+
+
+def stop(proc: subprocess.Popen) -> None:
+    proc.kill()
+    proc.wait()
+
+
+def measure(name: str, command: str, args) -> dict:
+    proc, port = start(command)
+    try:
         row = {"server": name, "idle": status(proc.pid)}
         conns = held_connections(port, args.conns)
         time.sleep(1)
         row["conns"] = status(proc.pid)
         for c in conns:
             c.close()
-        if name in args.sessions:
-            time.sleep(1)
+    finally:
+        stop(proc)
+    if name in args.sessions:
+        # A fresh process: the heap the connections left behind would hold the sessions
+        # without the RSS growing (glibc keeps freed memory), flattering the figure.
+        proc, port = start(command)
+        try:
             row["before_sessions"] = status(proc.pid)
             row["opened"] = open_sessions(port, args.sessions_count)
             time.sleep(1)
             row["sessions"] = status(proc.pid)
-        return row
-    finally:
-        proc.kill()
-        proc.wait()
+        finally:
+            stop(proc)
+    return row
 
 
 def per(after: dict, before: dict, key: str, n: int) -> str:
