@@ -218,7 +218,7 @@ impl LegacyHttp {
         };
         let (id, request) = request;
         let cut = CancellationToken::new();
-        let (notifier, rx) = Notifier::channel(64);
+        let (notifier, mut rx) = Notifier::channel(64);
         let env = RequestEnv::cancelled_by(cancel.clone())
             .principal(principal)
             .notifier(notifier)
@@ -242,6 +242,11 @@ impl LegacyHttp {
             }
         }
         let log = live.new_stream(self.config.resume_window, cut);
+        // What the first poll sent (a pushed question, progress) is logged here, so the
+        // stream opens at once instead of after the task's first turn.
+        while let Ok(n) = rx.try_recv() {
+            log.push(n);
+        }
         let shared = self.shared(save.as_ref(), &id);
         let task = Task {
             live: live.clone(),
