@@ -271,6 +271,12 @@ impl Shared {
     /// Everything happens inside one future, so a client that goes away (hyper drops
     /// it) cancels the request.
     async fn run(self: &Arc<Self>, incoming: Incoming, bytes: Bytes) -> Response<McpBody> {
+        if let Some(era) = self.era.as_deref()
+            && !modern_header(&incoming.headers)
+            && let Some(answered) = self.elsewhere(era, &incoming, &bytes).await
+        {
+            return answered;
+        }
         let (notifier, notifications) = Notifier::channel(64);
         let shared = self.clone();
         let sse_ok = incoming.accepts.sse;
@@ -285,6 +291,30 @@ impl Shared {
             })
         }));
         self.respond(work, notifications, sse_ok).await
+    }
+
+    /// A message without the 2026-07-28 header, read once: answered by the other era when
+    /// it belongs to one of its sessions (with what that reading found), `None` when its
+    /// `_meta` claims 2026-07-28. A panic on its behalf answers it with a 500.
+    async fn elsewhere(
+        &self,
+        era: &dyn HttpEra,
+        incoming: &Incoming,
+        bytes: &[u8],
+    ) -> Option<Response<McpBody>> {
+        let message = classify_envelope(bytes);
+        let versioned = incoming.headers.contains_key("mcp-protocol-version");
+        if claims_modern(&message, versioned) {
+            return None;
+        }
+        let caller = incoming.caller.clone();
+        let post = era.post(&self.server, &incoming.headers, caller, message);
+        let answered = AssertUnwindSafe(post).catch_unwind().await;
+        Some(answered.unwrap_or_else(|panic| {
+            log_panic(panic.as_ref());
+            let e = ErrorObject::internal("Internal error");
+            rpc_error(StatusCode::INTERNAL_SERVER_ERROR, None, &e)
+        }))
     }
 
     /// JSON when the request ends before it notifies anything; SSE otherwise.
@@ -345,23 +375,15 @@ impl Shared {
 type Work = Pin<Box<dyn Future<Output = Done> + Send>>;
 
 impl Shared {
-    /// Reads the message once — its envelope, or with its params when the header claims
-    /// 2026-07-28 — and hands it to its era.
+    /// Reads a 2026-07-28 message once — with its params when the header claims
+    /// 2026-07-28, else its envelope (its `_meta` claims it: [`Shared::elsewhere`]) — and
+    /// answers it.
     async fn answer(&self, incoming: Incoming, bytes: &[u8], notifier: Notifier) -> Done {
-        let claimed = modern_header(&incoming.headers);
-        let message = if claimed {
+        let message = if modern_header(&incoming.headers) {
             classify(bytes)
         } else {
             classify_envelope(bytes)
         };
-        let versioned = incoming.headers.contains_key("mcp-protocol-version");
-        let modern = claimed || claims_modern(&message, versioned);
-        if let Some(era) = self.era.as_deref().filter(|_| !modern) {
-            let server = &self.server;
-            let caller = incoming.caller.clone();
-            let answer = era.post(server, &incoming.headers, caller, message).await;
-            return Done::Http(Box::new(answer));
-        }
         let cancel = CancellationToken::new();
         // Dropping this future (client gone, timeout) cancels the request.
         let _guard = cancel.clone().drop_guard();
