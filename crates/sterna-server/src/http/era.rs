@@ -1,14 +1,19 @@
 //! The HTTP side of the seam: an era other than 2026-07-28 answers the POSTs that do not
 //! claim 2026-07-28, and the GETs and DELETEs of its sessions. The endpoint reads each
-//! POST once and hands the era what it read.
+//! POST once and hands the era what it read ([`elsewhere`]: a POST without the 2026-07-28
+//! header, routed by that one reading).
 
 use super::body::McpBody;
 use super::caller::Caller;
-use crate::server::Server;
-use crate::server::inbound::Inbound;
+use super::respond::rpc_error;
+use crate::server::inbound::{Body, Inbound, classify_envelope, has_modern_claim};
+use crate::server::{Server, log_panic};
+use futures_util::FutureExt;
 use futures_util::future::BoxFuture;
-use http::{HeaderMap, Response};
+use http::{HeaderMap, HeaderValue, Response, StatusCode};
 use std::any::Any;
+use std::panic::AssertUnwindSafe;
+use sterna_types::error::ErrorObject;
 
 /// An era of Streamable HTTP around the 2026-07-28 endpoint.
 pub(crate) trait HttpEra: Any + Send + Sync {
@@ -35,4 +40,54 @@ pub(crate) trait HttpEra: Any + Send + Sync {
         headers: &'a HeaderMap,
         caller: Caller,
     ) -> BoxFuture<'a, Response<McpBody>>;
+}
+
+/// A POST without the 2026-07-28 header, read once: answered by `era` when it belongs to
+/// one of its sessions (with what that reading found), `None` when its `_meta` claims
+/// 2026-07-28. A panic on its behalf answers it with a 500, and costs nothing else.
+pub(super) async fn elsewhere(
+    era: &dyn HttpEra,
+    server: &Server,
+    headers: &HeaderMap,
+    caller: &Caller,
+    bytes: &[u8],
+) -> Option<Response<McpBody>> {
+    let message = classify_envelope(bytes);
+    if claims_modern(&message, headers.contains_key("mcp-protocol-version")) {
+        return None;
+    }
+    let post = era.post(server, headers, caller.clone(), message);
+    let answered = AssertUnwindSafe(post).catch_unwind().await;
+    Some(answered.unwrap_or_else(|panic| {
+        log_panic(panic.as_ref());
+        let e = ErrorObject::internal("Internal error");
+        rpc_error(StatusCode::INTERNAL_SERVER_ERROR, None, &e)
+    }))
+}
+
+/// Whether the version header names a 2026-07-28 (or later) revision.
+pub(super) fn modern_header(headers: &HeaderMap) -> bool {
+    let header = headers
+        .get("mcp-protocol-version")
+        .map(HeaderValue::as_bytes);
+    header.is_some_and(|v| {
+        sterna_types::version::MODERN_VERSIONS
+            .iter()
+            .any(|m| m.as_bytes() == v)
+    })
+}
+
+/// Whether a message without a 2026-07-28 version header claims 2026-07-28: its `_meta`
+/// does. Everything else belongs to another era's session; an unreadable message is
+/// answered by 2026-07-28 (with the parse error) unless it names another version.
+fn claims_modern(message: &Inbound<'_>, versioned: bool) -> bool {
+    match message {
+        Inbound::Request {
+            params: Body::Raw(p),
+            ..
+        } => has_modern_claim(*p),
+        Inbound::Notification { params, .. } => has_modern_claim(*params),
+        Inbound::Request { .. } | Inbound::Response { .. } => false,
+        Inbound::Malformed(_) => !versioned,
+    }
 }

@@ -5,7 +5,7 @@
 use super::body::{Final, McpBody};
 use super::caller::Caller;
 use super::config::HttpConfig;
-use super::era::HttpEra;
+use super::era::{HttpEra, elsewhere, modern_header};
 use super::headers;
 use super::layers::{
     AcceptLayer, AcceptService, Accepts, BodyLimitLayer, BodyLimitService, BodyTimeoutLayer,
@@ -14,9 +14,7 @@ use super::layers::{
 use super::request_body::{BodyError, read_body};
 use super::respond::{Done, json, plain, rpc_error, sse_response, status_of};
 use crate::metrics::{Refusal, refused};
-use crate::server::inbound::{
-    Body as Params, Inbound, classify, classify_envelope, has_modern_claim,
-};
+use crate::server::inbound::{Inbound, classify, classify_envelope};
 use crate::server::prepare::Prepared;
 use crate::server::{Notifier, RequestEnv, Response as RpcResponse, Server, log_panic};
 use bytes::Bytes;
@@ -273,7 +271,14 @@ impl Shared {
     async fn run(self: &Arc<Self>, incoming: Incoming, bytes: Bytes) -> Response<McpBody> {
         if let Some(era) = self.era.as_deref()
             && !modern_header(&incoming.headers)
-            && let Some(answered) = self.elsewhere(era, &incoming, &bytes).await
+            && let Some(answered) = elsewhere(
+                era,
+                &self.server,
+                &incoming.headers,
+                &incoming.caller,
+                &bytes,
+            )
+            .await
         {
             return answered;
         }
@@ -291,30 +296,6 @@ impl Shared {
             })
         }));
         self.respond(work, notifications, sse_ok).await
-    }
-
-    /// A message without the 2026-07-28 header, read once: answered by the other era when
-    /// it belongs to one of its sessions (with what that reading found), `None` when its
-    /// `_meta` claims 2026-07-28. A panic on its behalf answers it with a 500.
-    async fn elsewhere(
-        &self,
-        era: &dyn HttpEra,
-        incoming: &Incoming,
-        bytes: &[u8],
-    ) -> Option<Response<McpBody>> {
-        let message = classify_envelope(bytes);
-        let versioned = incoming.headers.contains_key("mcp-protocol-version");
-        if claims_modern(&message, versioned) {
-            return None;
-        }
-        let caller = incoming.caller.clone();
-        let post = era.post(&self.server, &incoming.headers, caller, message);
-        let answered = AssertUnwindSafe(post).catch_unwind().await;
-        Some(answered.unwrap_or_else(|panic| {
-            log_panic(panic.as_ref());
-            let e = ErrorObject::internal("Internal error");
-            rpc_error(StatusCode::INTERNAL_SERVER_ERROR, None, &e)
-        }))
     }
 
     /// JSON when the request ends before it notifies anything; SSE otherwise.
@@ -468,33 +449,6 @@ impl Done {
             ),
             Done::TimedOut(r) | Done::Response(r) => Some(r.to_bytes()),
         }
-    }
-}
-
-/// Whether the version header names a 2026-07-28 (or later) revision.
-fn modern_header(headers: &HeaderMap) -> bool {
-    let header = headers
-        .get("mcp-protocol-version")
-        .map(HeaderValue::as_bytes);
-    header.is_some_and(|v| {
-        sterna_types::version::MODERN_VERSIONS
-            .iter()
-            .any(|m| m.as_bytes() == v)
-    })
-}
-
-/// Whether a message without a 2026-07-28 version header claims 2026-07-28: its `_meta`
-/// does. Everything else belongs to another era's session; an unreadable message is
-/// answered by 2026-07-28 (with the parse error) unless it names another version.
-fn claims_modern(message: &Inbound<'_>, versioned: bool) -> bool {
-    match message {
-        Inbound::Request {
-            params: Params::Raw(p),
-            ..
-        } => has_modern_claim(*p),
-        Inbound::Notification { params, .. } => has_modern_claim(*params),
-        Inbound::Request { .. } | Inbound::Response { .. } => false,
-        Inbound::Malformed(_) => !versioned,
     }
 }
 
