@@ -44,7 +44,8 @@ pub(crate) trait HttpEra: Any + Send + Sync {
 
 /// A POST without the 2026-07-28 header, read once: answered by `era` when it belongs to
 /// one of its sessions (with what that reading found), `None` when its `_meta` claims
-/// 2026-07-28. A panic on its behalf answers it with a 500, and costs nothing else.
+/// 2026-07-28. A panic on its behalf (its reading included) answers it with a 500, and
+/// costs nothing else.
 pub(super) async fn elsewhere(
     era: &dyn HttpEra,
     server: &Server,
@@ -52,17 +53,18 @@ pub(super) async fn elsewhere(
     caller: &Caller,
     bytes: &[u8],
 ) -> Option<Response<McpBody>> {
-    let message = classify_envelope(bytes);
-    if claims_modern(&message, headers.contains_key("mcp-protocol-version")) {
-        return None;
-    }
-    let post = era.post(server, headers, caller.clone(), message);
-    let answered = AssertUnwindSafe(post).catch_unwind().await;
-    Some(answered.unwrap_or_else(|panic| {
+    let answered = AssertUnwindSafe(async {
+        let message = classify_envelope(bytes);
+        if claims_modern(&message, headers.contains_key("mcp-protocol-version")) {
+            return None;
+        }
+        Some(era.post(server, headers, caller.clone(), message).await)
+    });
+    answered.catch_unwind().await.unwrap_or_else(|panic| {
         log_panic(panic.as_ref());
         let e = ErrorObject::internal("Internal error");
-        rpc_error(StatusCode::INTERNAL_SERVER_ERROR, None, &e)
-    }))
+        Some(rpc_error(StatusCode::INTERNAL_SERVER_ERROR, None, &e))
+    })
 }
 
 /// Whether the version header names a 2026-07-28 (or later) revision.
