@@ -232,7 +232,14 @@ impl StreamLog {
         (events, s.done)
     }
 
-    fn after(&self, cursor: u64) -> Result<Option<(u64, Bytes)>, ()> {
+    /// What changes when the log does (an event, its end), for a reader to wait on.
+    pub(super) fn changed(&self) -> tokio::sync::futures::Notified<'_> {
+        self.changed.notified()
+    }
+
+    /// The first event after `cursor` as SSE, with its position; `Err` when the stream
+    /// ended with nothing after it.
+    pub(super) fn after(&self, cursor: u64) -> Result<Option<(u64, Bytes)>, ()> {
         let s = self.lock();
         match s.events.iter().find(|(seq, _)| *seq > cursor) {
             Some((seq, raw)) => Ok(Some((*seq, sse(self.id, *seq, raw)))),

@@ -11,6 +11,7 @@
 mod api;
 mod bus;
 mod config;
+mod driven;
 mod get;
 mod kept;
 mod limits;

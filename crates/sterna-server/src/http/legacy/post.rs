@@ -2,6 +2,7 @@
 //! on their own task, answered as JSON or as a resumable SSE stream), notifications and
 //! the answers to pushed questions (202).
 
+use super::driven::{Driver, driven};
 use super::live::{Busy, Live};
 use super::log::{Reading, follow};
 use super::mirror::Mirror;
@@ -201,8 +202,8 @@ impl LegacyHttp {
     }
 
     /// Runs a session's request and answers: JSON when the response is all there is, at
-    /// once when the request ends on its first poll; else on a task of its own, with an
-    /// SSE stream the client may resume.
+    /// once when the request ends on its first poll; else with an SSE stream the client may
+    /// resume ([`LegacyHttp::stream`]).
     async fn run(
         &self,
         server: &Server,
@@ -257,27 +258,47 @@ impl LegacyHttp {
                 .as_ref()
                 .map(|m| (m.store.clone(), m.session.clone())),
         };
+        let driver = Driver {
+            task,
+            id,
+            work,
+            rx,
+            cancel,
+        };
+        self.stream(driver, shared).await
+    }
+
+    /// The SSE stream of a request that did not end at once: driven by its body when it
+    /// already sent something (a pushed question), else run on a task of its own (and
+    /// answered as JSON after all when it ends with nothing before its answer).
+    async fn stream(&self, driver: Driver, shared: Option<Mirror>) -> Response<McpBody> {
+        let log = driver.task.log.clone();
         // The client waiting on this POST reads the stream from now on: a handler may stay
         // silent for longer than the resume window without being taken for abandoned.
         let reading = Reading::new(log.clone());
-        tokio::spawn(task.run(id, work, rx, cancel));
-        if let Some(only) = log.first().await {
-            live.forget_stream(log.id);
-            return json(StatusCode::OK, only.to_vec());
-        }
+        let lead = self.priming(log.id);
+        let body = if log.last() > 0 {
+            McpBody::stream(Box::pin(driven(driver, reading, lead, self.keep_alive)))
+        } else {
+            let live = driver.task.live.clone();
+            driver.detach();
+            if let Some(only) = log.first().await {
+                live.forget_stream(log.id);
+                return json(StatusCode::OK, only.to_vec());
+            }
+            let cut = Some(log.cut());
+            McpBody::stream(Box::pin(follow(
+                reading,
+                0,
+                Some(lead),
+                self.keep_alive,
+                cut,
+            )))
+        };
         if let Some(mirror) = shared {
             // Shared before the client sees an event id, so any replica can resume it.
             mirror.start(log.clone()).await;
         }
-        let lead = self.priming(log.id);
-        let cut = Some(log.cut());
-        let body = McpBody::stream(Box::pin(follow(
-            reading,
-            0,
-            Some(lead),
-            self.keep_alive,
-            cut,
-        )));
         sse_response(body)
     }
 
