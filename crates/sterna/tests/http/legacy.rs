@@ -268,6 +268,76 @@ fn polling_tool(
     )
 }
 
+/// A tool that asks first, then closes its stream's connection and answers later.
+fn ask_then_close_tool(
+    b: sterna::server::ServerBuilder<sterna::server::state::StateKeys>,
+) -> sterna::server::ServerBuilder<sterna::server::state::StateKeys> {
+    use sterna::server::{Context, HandlerError, NoArgs, Tool};
+    #[derive(serde::Deserialize, schemars::JsonSchema)]
+    struct Go {
+        go: bool,
+    }
+    b.tool(
+        Tool::new("ask_then_close")
+            .description("asks, closes the connection, then answers")
+            .handler(|ctx: Context, _: NoArgs| async move {
+                let go = ctx.elicit::<Go>("Go on?").await?.required()?;
+                let closed = ctx.close_stream();
+                tokio::time::sleep(Duration::from_millis(50)).await;
+                Ok::<_, HandlerError>(format!("go: {}, closed: {closed}", go.go))
+            }),
+    )
+}
+
+#[tokio::test]
+async fn a_handler_closes_its_stream_after_a_pushed_question_and_the_client_resumes_it() {
+    // The request's body drives it while the client reads; closing the stream ends that
+    // body, and the request goes on on its own task until the client resumes it.
+    let (srv, _) = server_with(ask_then_close_tool);
+    let s = start(srv, HttpConfig::default(), None).await;
+    let session = initialize(s.addr, json!({"elicitation": {}})).await;
+    let mut stream = send(
+        s.addr,
+        "POST",
+        Some(&session),
+        &[],
+        Some(&tool_call(4, "ask_then_close", json!({}))),
+    )
+    .await;
+    assert_eq!(stream.headers["content-type"], "text/event-stream");
+    let _priming = stream.next().await.unwrap();
+    let push = stream.next().await.unwrap();
+    let question = push.data.clone().unwrap();
+    assert_eq!(question["method"], "elicitation/create");
+    let answer = json!({"jsonrpc": "2.0", "id": question["id"], "result": {"action": "accept", "content": {"go": true}}});
+    let r = send(s.addr, "POST", Some(&session), &[], Some(&answer)).await;
+    assert_eq!(r.status, StatusCode::ACCEPTED);
+    assert!(
+        stream.next().await.is_none(),
+        "the connection closes before the response"
+    );
+    let mut resumed = send(
+        s.addr,
+        "GET",
+        Some(&session),
+        &[("last-event-id", &push.id.unwrap())],
+        None,
+    )
+    .await;
+    assert_eq!(resumed.status, StatusCode::OK);
+    let done = resumed.message().await;
+    assert_eq!(done["id"], 4);
+    assert_eq!(
+        done["result"]["content"][0]["text"],
+        "go: true, closed: true"
+    );
+    assert!(
+        resumed.next().await.is_none(),
+        "the stream ends after the response"
+    );
+    s.shutdown().await;
+}
+
 #[tokio::test]
 async fn a_handler_closes_the_connection_and_the_client_resumes_the_stream() {
     let (srv, _) = server_with(polling_tool);
