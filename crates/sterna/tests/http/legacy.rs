@@ -208,6 +208,43 @@ async fn a_session_pushes_a_question_and_the_handler_completes() {
     s.shutdown().await;
 }
 
+/// The GET that resumes a session's stream after `last` (its `Last-Event-ID`); 200.
+async fn resume(addr: std::net::SocketAddr, session: &str, last: &str) -> Stream {
+    let resumed = send(addr, "GET", Some(session), &[("last-event-id", last)], None).await;
+    assert_eq!(resumed.status, StatusCode::OK);
+    resumed
+}
+
+#[tokio::test]
+async fn a_pushed_question_answered_with_no_object_or_twice_is_refused_not_taken() {
+    // The answer goes on as the client wrote it: the round that reads it still refuses
+    // what is not an object, and a second answer to the same push finds nobody waiting.
+    let (srv, c) = server();
+    let s = start(srv, HttpConfig::default(), None).await;
+    let session = initialize(s.addr, json!({"elicitation": {}})).await;
+    let mut answered = Vec::new();
+    let (r, pushes) = drive(
+        s.addr,
+        &session,
+        6,
+        "provision_database",
+        json!({"name": "z"}),
+        |p| {
+            answered.push(p["id"].clone());
+            json!("eu-west-1")
+        },
+    )
+    .await;
+    assert_eq!(pushes.len(), 1);
+    assert_eq!(r["error"]["code"], -32602, "{r}");
+    assert_eq!(c.provisioned.load(Ordering::SeqCst), 0);
+    let again = json!({"jsonrpc": "2.0", "id": answered[0], "result": {"action": "accept", "content": {"region": "eu-west-1"}}});
+    let r = send(s.addr, "POST", Some(&session), &[], Some(&again)).await;
+    assert_eq!(r.status, StatusCode::BAD_REQUEST, "answered twice");
+    assert_eq!(c.provisioned.load(Ordering::SeqCst), 0);
+    s.shutdown().await;
+}
+
 #[tokio::test]
 async fn a_stream_cut_mid_question_is_resumed_with_last_event_id() {
     let (srv, c) = server();
@@ -233,15 +270,7 @@ async fn a_stream_cut_mid_question_is_resumed_with_last_event_id() {
     let answer = json!({"jsonrpc": "2.0", "id": push["id"], "result": {"action": "accept", "content": {"region": "eu-west-1"}}});
     send(s.addr, "POST", Some(&session), &[], Some(&answer)).await;
     let last = push_event.id.unwrap();
-    let mut resumed = send(
-        s.addr,
-        "GET",
-        Some(&session),
-        &[("last-event-id", &last)],
-        None,
-    )
-    .await;
-    assert_eq!(resumed.status, StatusCode::OK);
+    let mut resumed = resume(s.addr, &session, &last).await;
     let done = resumed.message().await;
     assert_eq!(done["id"], 5);
     assert_eq!(
@@ -316,15 +345,7 @@ async fn a_handler_closes_its_stream_after_a_pushed_question_and_the_client_resu
         stream.next().await.is_none(),
         "the connection closes before the response"
     );
-    let mut resumed = send(
-        s.addr,
-        "GET",
-        Some(&session),
-        &[("last-event-id", &push.id.unwrap())],
-        None,
-    )
-    .await;
-    assert_eq!(resumed.status, StatusCode::OK);
+    let mut resumed = resume(s.addr, &session, &push.id.unwrap()).await;
     let done = resumed.message().await;
     assert_eq!(done["id"], 4);
     assert_eq!(
@@ -359,15 +380,7 @@ async fn a_handler_closes_the_connection_and_the_client_resumes_the_stream() {
         "the connection closes before the response"
     );
     let last = priming.id.unwrap();
-    let mut resumed = send(
-        s.addr,
-        "GET",
-        Some(&session),
-        &[("last-event-id", &last)],
-        None,
-    )
-    .await;
-    assert_eq!(resumed.status, StatusCode::OK);
+    let mut resumed = resume(s.addr, &session, &last).await;
     let done = resumed.message().await;
     assert_eq!(done["id"], 9);
     assert_eq!(done["result"]["content"][0]["text"], "closed: true");
