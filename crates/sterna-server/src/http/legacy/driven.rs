@@ -5,7 +5,7 @@
 //! ([`Task::run`]), exactly as if it had started there, so the client may resume it.
 
 use super::log::{Reading, StreamLog};
-use super::running::{Handling, Task};
+use super::running::{Handling, Task, close, drain};
 use crate::legacy::LegacySession;
 use crate::server::{Response, log_panic};
 use bytes::Bytes;
@@ -52,26 +52,19 @@ impl Driver {
     /// Ends the stream with the request's last messages and answer. A session the
     /// request changed is saved first, on a task (an await the body must not hold).
     fn finish(mut self, (answer, session): Ended) {
-        while let Ok(n) = self.rx.try_recv() {
-            self.task.log.push(n);
-        }
+        drain(&mut self.rx, &self.task.log);
         let Task {
             live, log, save, ..
         } = self.task;
-        let last = answer.map(|r| Bytes::from(r.to_bytes()));
         let id = self.id;
         match (save, session) {
-            (Some(save), Some(session)) if session.changed_since(&save.before) => {
+            (Some(save), Some(session)) if save.needed(&session) => {
                 tokio::spawn(async move {
                     save.after(&session).await;
-                    log.finish(last);
-                    live.release(&id);
+                    close(&live, &log, &id, answer);
                 });
             }
-            _ => {
-                log.finish(last);
-                live.release(&id);
-            }
+            _ => close(&live, &log, &id, answer),
         }
     }
 

@@ -231,9 +231,7 @@ impl LegacyHttp {
         if let Poll::Ready((answer, session)) = first {
             // A request that changed its session goes the task's way, so that saving it
             // (an await) cannot be cut short by the client going away.
-            let unchanged = save
-                .as_ref()
-                .is_none_or(|s| !session.changed_since(&s.before));
+            let unchanged = save.as_ref().is_none_or(|s| !s.needed(&session));
             match answer {
                 Some(answer) if rx.is_empty() && unchanged => {
                     live.release(&id);
@@ -245,9 +243,7 @@ impl LegacyHttp {
         let log = live.new_stream(self.config.resume_window, cut);
         // What the first poll sent (a pushed question, progress) is logged here, so the
         // stream opens at once instead of after the task's first turn.
-        while let Ok(n) = rx.try_recv() {
-            log.push(n);
-        }
+        running::drain(&mut rx, &log);
         let shared = self.shared(save.as_ref(), &id);
         let task = Task {
             live: live.clone(),

@@ -50,10 +50,15 @@ pub(super) struct Save {
 }
 
 impl Save {
-    /// Stores the session again when the request changed what a request can change (the
-    /// rest of the record is never written by a request).
+    /// Whether the request changed what a request can change in its session (the rest of
+    /// the record is never written by a request).
+    pub(super) fn needed(&self, session: &LegacySession) -> bool {
+        session.changed_since(&self.before)
+    }
+
+    /// Stores the session again when the request changed it ([`Save::needed`]).
     pub(super) async fn after(self, session: &LegacySession) {
-        if !session.changed_since(&self.before) {
+        if !self.needed(session) {
             return;
         }
         let before = &self.before;
@@ -118,15 +123,25 @@ impl Task {
                 }
             }
         };
-        while let Ok(n) = rx.try_recv() {
-            log.push(n);
-        }
+        drain(&mut rx, &log);
         if let Some(save) = save {
             save.after(&session).await;
         }
-        log.finish(answer.map(|r| r.to_bytes().into()));
-        // The log stays for a client that resumes late; the next stream of the session
-        // (or the end of the session) forgets it once the window has passed.
-        live.release(&id);
+        close(&live, &log, &id, answer);
     }
+}
+
+/// Logs what the request sent so far.
+pub(super) fn drain(rx: &mut mpsc::Receiver<Vec<u8>>, log: &StreamLog) {
+    while let Ok(n) = rx.try_recv() {
+        log.push(n);
+    }
+}
+
+/// Ends the request's stream with its answer and frees its id. The log stays for a client
+/// that resumes late; the next stream of the session (or the end of the session) forgets
+/// it once the window has passed.
+pub(super) fn close(live: &Live, log: &StreamLog, id: &RequestId, answer: Option<Response>) {
+    log.finish(answer.map(|r| r.to_bytes().into()));
+    live.release(id);
 }
