@@ -8,13 +8,29 @@ use std::path::PathBuf;
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
-/// A port nothing listens on right now.
+/// A port nothing listens on right now, below the kernel's ephemeral range (32768 and up
+/// on Linux): ports there are handed to outgoing connections and to `bind(0)`, so one chosen
+/// there can be taken between choosing it and its server binding it. Never the same twice.
 pub(crate) fn free_port() -> u16 {
-    std::net::TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port()
+    port_below_ephemeral(20_000, false)
+}
+
+/// From `low` on (12,000 ports, the walk starting at a place of this process's own), a
+/// port that binds now and was not handed out before; with `bus`, one whose cluster bus
+/// port (+10000) binds too.
+fn port_below_ephemeral(low: u16, bus: bool) -> u16 {
+    static TAKEN: std::sync::Mutex<Vec<u16>> = std::sync::Mutex::new(Vec::new());
+    let mut taken = TAKEN.lock().unwrap_or_else(|p| p.into_inner());
+    let start = (std::process::id() as usize * 7_919) % 12_000;
+    for i in 0..12_000 {
+        let port = low + ((start + i) % 12_000) as u16;
+        let binds = |p: u16| std::net::TcpListener::bind(("127.0.0.1", p)).is_ok();
+        if !taken.contains(&port) && binds(port) && (!bus || binds(port + 10_000)) {
+            taken.push(port);
+            return port;
+        }
+    }
+    panic!("no free port from {low}");
 }
 
 fn wait_listening(port: u16, what: &str, child: &mut Child) {
@@ -65,11 +81,8 @@ fn redis_server(run: &std::path::Path, port: u16, extra: &[&str]) -> Child {
 fn redis_cluster(run: &std::path::Path) -> (Vec<Child>, String) {
     let mut ports = Vec::new();
     while ports.len() < 3 {
-        let p = free_port();
-        // The cluster bus listens on the port + 10000.
-        if p < 55_000 && std::net::TcpListener::bind(("127.0.0.1", p + 10_000)).is_ok() {
-            ports.push(p);
-        }
+        // The cluster bus listens on the port + 10000, below the ephemeral range as well.
+        ports.push(port_below_ephemeral(10_000, true));
     }
     let mut nodes = Vec::new();
     for &p in &ports {
