@@ -57,3 +57,25 @@ start_listening() {
   cat "$log" >&2
   return 1
 }
+
+# Prints a port on 127.0.0.1 that binds now, below the kernel's ephemeral range (32768 and
+# up on Linux): a port from bind(0) lies in that range, where an outgoing connection can
+# take it before the server we start binds it.
+free_port() {
+  python3 -c '
+import os, socket
+start = os.getpid() * 7919 % 12000
+for i in range(12000):
+    port = 20000 + (start + i) % 12000
+    s = socket.socket()
+    try:
+        s.bind(("127.0.0.1", port))
+    except OSError:
+        continue
+    finally:
+        s.close()
+    print(port)
+    break
+else:
+    raise SystemExit("no free port")'
+}
