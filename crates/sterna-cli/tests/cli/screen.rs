@@ -38,8 +38,17 @@ impl Screen {
 
     /// Starts `sterna ARGS` on a terminal of `rows` rows.
     pub(crate) fn spawn_sized(args: &[&str], rows: u16, setup: impl FnOnce(&mut Command)) -> Self {
-        let mut cmd = Command::new(crate::sterna());
-        cmd.args(args)
+        let cols = if rows == TALL { 4 * COLS } else { COLS };
+        // The pty is made 80 columns wide and resized after the child has started: a
+        // `sterna` that reads the size first would draw for 80 columns. So the size is set
+        // from inside, before `sterna` starts.
+        let mut cmd = Command::new("sh");
+        cmd.arg("-c")
+            .arg(format!(
+                "stty cols {cols} rows {rows} && exec \"$0\" \"$@\""
+            ))
+            .arg(crate::sterna())
+            .args(args)
             .env("STERNA_LOG", "error")
             .env("TERM", "xterm-256color")
             .env("HOME", std::env::temp_dir())
@@ -47,7 +56,6 @@ impl Screen {
             .env_remove("BROWSER");
         setup(&mut cmd);
         let mut session = Session::spawn(cmd).expect("sterna starts on a pty");
-        let cols = if rows == TALL { 4 * COLS } else { COLS };
         session
             .get_process_mut()
             .set_window_size(cols, rows)

@@ -96,3 +96,67 @@ async fn a_server_that_dies_on_the_probe_is_restarted_and_spoken_to_in_2025_11_2
         "the child died on the probe and was started again once"
     );
 }
+
+/// The events of the stdio transport's two targets (its server's stderr lines and its
+/// exit), in the order they were logged.
+#[derive(Clone, Default)]
+struct ServerEvents(std::sync::Arc<std::sync::Mutex<Vec<String>>>);
+
+impl<S: tracing::Subscriber> tracing_subscriber::Layer<S> for ServerEvents {
+    fn on_event(&self, event: &tracing::Event<'_>, _: tracing_subscriber::layer::Context<'_, S>) {
+        use sterna::client::transport::{EXIT_TARGET, STDERR_TARGET};
+        struct Fields(Vec<String>);
+        impl tracing::field::Visit for Fields {
+            fn record_debug(&mut self, f: &tracing::field::Field, v: &dyn std::fmt::Debug) {
+                self.0.push(format!("{}={v:?}", f.name()));
+            }
+        }
+        let target = event.metadata().target();
+        if target == STDERR_TARGET || target == EXIT_TARGET {
+            let mut fields = Fields(Vec::new());
+            event.record(&mut fields);
+            let short = if target == EXIT_TARGET {
+                "exit"
+            } else {
+                "stderr"
+            };
+            let line = format!("{short}: {}", fields.0.join(" "));
+            self.0.lock().unwrap().push(line);
+        }
+    }
+}
+
+/// A server that writes to its stderr and exits before answering: when the call fails,
+/// the stderr line and the exit (with its status) have been logged already, in that order,
+/// so whoever explains the failure right away (the CLI does) can name the exit status.
+#[tokio::test]
+async fn a_server_that_exits_before_answering_has_its_stderr_and_exit_logged_when_the_call_fails() {
+    use tracing_subscriber::layer::SubscriberExt;
+    let events = ServerEvents::default();
+    let _guard =
+        tracing::subscriber::set_default(tracing_subscriber::registry().with(events.clone()));
+    for attempt in 0..10 {
+        events.0.lock().unwrap().clear();
+        let mut cmd = tokio::process::Command::new("sh");
+        cmd.args(["-c", "echo 'fatal: no config' >&2; exit 3"]);
+        let client = Client::builder("exit-test", "0")
+            .probe_timeout(Duration::from_secs(5))
+            .spawn_stdio(cmd)
+            .unwrap();
+        let failed = client.call_tool("greet", json!({})).await;
+        let seen = events.0.lock().unwrap().clone();
+        assert!(failed.is_err(), "attempt {attempt}: {failed:?}");
+        let last = seen
+            .iter()
+            .rposition(|e| e.starts_with("exit: "))
+            .unwrap_or_else(|| {
+                panic!("attempt {attempt}: no exit logged before the call failed: {seen:?}")
+            });
+        assert!(seen[last].contains("code=3"), "attempt {attempt}: {seen:?}");
+        assert!(
+            seen[..last].iter().any(|e| e.contains("fatal: no config")),
+            "attempt {attempt}: the stderr line before the exit: {seen:?}"
+        );
+        client.close().await;
+    }
+}
