@@ -4,7 +4,6 @@ use super::check::validate;
 use super::form::form_schema;
 use super::resolver::{Asked, NeedsInput, Resolver, Spec};
 use schemars::JsonSchema;
-use serde::Deserialize;
 use serde::de::DeserializeOwned;
 use serde_json::Value;
 use std::marker::PhantomData;
@@ -176,7 +175,7 @@ impl<T: DeserializeOwned + JsonSchema + Send + 'static> FormQuestion<T> {
             },
         };
         r.resolve(single, optional, |v| {
-            let answer = ElicitResult::deserialize(v).ok()?;
+            let answer: ElicitResult = serde_json::from_str(v.get()).ok()?;
             match answer.action {
                 ElicitAction::Accept => {
                     let content = validate(&schema.schema, answer.content.as_ref()?).ok()?;
@@ -254,11 +253,13 @@ impl UrlQuestion {
             )))),
         };
         r.resolve(single, optional, |v| {
-            Some(match ElicitResult::deserialize(v).ok()?.action {
-                ElicitAction::Accept => Elicitation::Accepted(()),
-                ElicitAction::Decline => Elicitation::Declined,
-                ElicitAction::Cancel => Elicitation::Cancelled,
-            })
+            Some(
+                match serde_json::from_str::<ElicitResult>(v.get()).ok()?.action {
+                    ElicitAction::Accept => Elicitation::Accepted(()),
+                    ElicitAction::Decline => Elicitation::Declined,
+                    ElicitAction::Cancel => Elicitation::Cancelled,
+                },
+            )
         })
     }
 }
@@ -315,7 +316,7 @@ impl SamplingQuestion {
             request: Asked::Built(Box::new(InputRequest::Sample(self.params))),
         };
         r.resolve(single, optional, |v| {
-            CreateMessageResult::deserialize(v).ok()
+            serde_json::from_str::<CreateMessageResult>(v.get()).ok()
         })
     }
 }
@@ -367,7 +368,7 @@ impl RootsQuestion {
             request: Asked::Built(Box::new(InputRequest::ListRoots(None))),
         };
         r.resolve(single, optional, |v| {
-            let res = ListRootsResult::deserialize(v).ok()?;
+            let res: ListRootsResult = serde_json::from_str(v.get()).ok()?;
             res.roots
                 .iter()
                 .all(|root| root.uri.starts_with("file://"))

@@ -1,7 +1,9 @@
 //! The per-request resolver: matches questions with answers and collects what is missing.
 
+use crate::server::flow::Answers;
 use crate::state::{Carried, FlowState, digest::question_digest};
-use serde_json::{Map, Value, json};
+use serde_json::value::RawValue;
+use serde_json::{Value, json};
 use std::collections::HashMap;
 use std::fmt;
 use std::sync::Arc;
@@ -50,7 +52,7 @@ impl fmt::Display for NeedsInput {
 /// [`ask`](crate::server::Tool::ask) plans, never directly.
 pub struct Resolver {
     meta: Arc<RequestMeta>,
-    fresh: Map<String, Value>,
+    fresh: Answers,
     asked: Vec<(String, [u8; 8])>,
     carried: Vec<Carried>,
     new_answers: Vec<Carried>,
@@ -138,7 +140,7 @@ impl Resolver {
     /// counts only when the previous round asked exactly that question under that key.
     pub(crate) fn new(
         meta: Arc<RequestMeta>,
-        fresh: Map<String, Value>,
+        fresh: Answers,
         state: Option<&FlowState>,
         unsolicited: bool,
     ) -> Self {
@@ -176,10 +178,10 @@ impl Resolver {
         if !self.solicited(key, None) {
             return None;
         }
-        match self.fresh.get(key)? {
-            Value::Object(o) => Some(sterna_types::mrtr::InputResponse::from_object(o.clone())),
-            _ => None,
-        }
+        let raw = self.fresh.get(key)?;
+        serde_json::from_str(raw.get())
+            .ok()
+            .map(sterna_types::mrtr::InputResponse::from_object)
     }
 
     /// Resolves one question. `Ok(None)` means "skipped": the client cannot answer this
@@ -188,7 +190,7 @@ impl Resolver {
         &mut self,
         q: Spec,
         optional: bool,
-        decode: impl Fn(&Value) -> Option<A>,
+        decode: impl Fn(&RawValue) -> Option<A>,
     ) -> Result<Option<A>, NeedsInput> {
         let digest = q.request.digest();
         let key = match q.key {
@@ -231,7 +233,7 @@ impl Resolver {
                 .then(|| decode(v))
                 .flatten()
             {
-                let json = serde_json::to_vec(v).expect("values serialize");
+                let json = v.get().as_bytes().to_vec();
                 self.new_answers.retain(|c| c.key != key);
                 self.new_answers.push(Carried {
                     key,
@@ -245,8 +247,8 @@ impl Resolver {
             .carried
             .iter()
             .find(|c| c.key == key && c.question == digest)
-            .and_then(|c| serde_json::from_slice::<Value>(&c.json).ok())
-            .and_then(|v| decode(&v));
+            .and_then(|c| serde_json::from_slice::<&RawValue>(&c.json).ok())
+            .and_then(&decode);
         if let Some(a) = carried {
             return Ok(Some(a));
         }

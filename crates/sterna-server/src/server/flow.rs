@@ -3,7 +3,9 @@
 
 use super::request::RawField;
 use crate::state::FlowState;
-use serde_json::{Map, Value};
+use serde_json::Value;
+use serde_json::value::RawValue;
+use std::collections::BTreeMap;
 use sterna_types::error::ErrorObject;
 use sterna_types::mrtr::kind_of;
 
@@ -43,25 +45,81 @@ impl<'a> FlowParams<'a> {
     }
 }
 
+/// This round's answers by question key, each the JSON object the client sent, kept as
+/// its text: each is read once, into the type of the question it answers.
+pub(crate) type Answers = BTreeMap<String, Box<RawValue>>;
+
 /// Checks that `inputResponses` is a map of objects. Unknown keys are kept here and
-/// ignored later (nothing asks for them).
-pub(crate) fn input_responses(raw: &RawField<'_>) -> Result<Map<String, Value>, ErrorObject> {
+/// ignored later (nothing asks for them); a key given twice counts once, the last.
+pub(crate) fn input_responses(raw: &RawField<'_>) -> Result<Answers, ErrorObject> {
     let RawField::Present(raw) = raw else {
-        return Ok(Map::new());
+        return Ok(Answers::new());
     };
-    let v: Value = serde_json::from_str(raw.get())
-        .map_err(|e| ErrorObject::invalid_params(format!("Invalid inputResponses: {e}")))?;
-    let Value::Object(map) = v else {
+    let map: Answers = serde_json::from_str(raw.get()).map_err(|e| {
+        match serde_json::from_str::<Value>(raw.get()) {
+            Ok(v) if !v.is_object() => ErrorObject::invalid_params(format!(
+                "inputResponses must be an object mapping question keys to answers, found {}",
+                kind_of(&v)
+            )),
+            _ => ErrorObject::invalid_params(format!("Invalid inputResponses: {e}")),
+        }
+    })?;
+    // A raw value starts at its first token: an object starts with `{`.
+    if let Some((k, v)) = map.iter().find(|(_, v)| !v.get().starts_with('{')) {
+        let kind = serde_json::from_str::<Value>(v.get()).map_or("not JSON", |v| kind_of(&v));
         return Err(ErrorObject::invalid_params(format!(
-            "inputResponses must be an object mapping question keys to answers, found {}",
-            kind_of(&v)
-        )));
-    };
-    if let Some((k, v)) = map.iter().find(|(_, v)| !v.is_object()) {
-        return Err(ErrorObject::invalid_params(format!(
-            "inputResponses[{k:?}] must be an object (an elicitation, sampling or roots result), found {}",
-            kind_of(v)
+            "inputResponses[{k:?}] must be an object (an elicitation, sampling or roots result), found {kind}"
         )));
     }
     Ok(map)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn read(json: &str) -> Result<Answers, String> {
+        let raw = RawValue::from_string(json.to_owned()).unwrap();
+        input_responses(&RawField::Present(&raw)).map_err(|e| e.message)
+    }
+
+    #[test]
+    fn answers_are_kept_as_the_objects_the_client_sent() {
+        let a =
+            read("{ \"pick\" :\n { \"action\": \"accept\", \"content\": {\"n\": 1} } }").unwrap();
+        assert_eq!(
+            a["pick"].get(),
+            "{ \"action\": \"accept\", \"content\": {\"n\": 1} }"
+        );
+        let twice = read(r#"{"k": {"n": 1}, "k": {"n": 2}}"#).unwrap();
+        assert_eq!(
+            (twice.len(), twice["k"].get()),
+            (1, r#"{"n": 2}"#),
+            "the last counts"
+        );
+        assert!(input_responses(&RawField::Absent).unwrap().is_empty());
+    }
+
+    #[test]
+    fn what_is_not_a_map_of_objects_is_refused_saying_what_it_is() {
+        let e = read(r#"{"k": {"action": "accept"}, "x": [1]}"#).unwrap_err();
+        assert!(
+            e.contains(r#"inputResponses["x"]"#) && e.contains("found an array"),
+            "{e}"
+        );
+        for (json, found) in [(r#"{"k": "yes"}"#, "a string"), (r#"{"k": null}"#, "null")] {
+            let e = read(json).unwrap_err();
+            assert!(e.ends_with(found), "{json}: {e}");
+        }
+        let e = read("[1, 2]").unwrap_err();
+        assert!(
+            e.contains("must be an object") && e.ends_with("found an array"),
+            "{e}"
+        );
+        let e = read(r#"{"k": {"n": 1e999}}"#);
+        assert!(
+            e.is_ok(),
+            "an answer's content is read by its question, not here"
+        );
+    }
 }

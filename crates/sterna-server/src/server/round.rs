@@ -6,7 +6,7 @@
 use super::context::{Context, Inner as CtxInner, RequestEnv};
 use super::core::Server;
 use super::finalize::Finalize;
-use super::flow::{FlowParams, StateIn, input_responses};
+use super::flow::{Answers, FlowParams, StateIn, input_responses};
 use super::guard::{guarded, started};
 use super::handler::Produced;
 use super::outcome::{Asked, Completed, Continuation, Outcome};
@@ -14,8 +14,8 @@ use crate::mrtr::Resolver;
 use crate::state::digest::{args_digest, question_digest, string_map_digest};
 use crate::state::{Binding, FlowState, Refused, SealError, StoreError};
 use futures_util::future::BoxFuture;
+use serde_json::Value;
 use serde_json::value::RawValue;
-use serde_json::{Map, Value};
 use std::collections::BTreeMap;
 use std::sync::Arc;
 use std::time::Duration;
@@ -171,7 +171,7 @@ impl<'s, 'a> Round<'s, 'a> {
     }
 
     /// Open: this round's answers, and the verified state of the previous round.
-    async fn open(&mut self) -> Result<(Map<String, Value>, Option<FlowState>), ErrorObject> {
+    async fn open(&mut self) -> Result<(Answers, Option<FlowState>), ErrorObject> {
         self.retry = self.flow.is_retry();
         let fresh = input_responses(&self.flow.input_responses)?;
         let token = match self.flow.state.take() {
@@ -212,7 +212,7 @@ impl<'s, 'a> Round<'s, 'a> {
     /// Resolve and run: the handler, with a resolver holding the answers so far.
     async fn execute<T, S>(
         &mut self,
-        fresh: Map<String, Value>,
+        fresh: Answers,
         prev: Option<FlowState>,
         start: S,
     ) -> Option<Resolved>

@@ -8,6 +8,7 @@ use super::ops::not_found;
 use super::record::now_ms;
 use crate::server::context::RequestEnv;
 use crate::server::core::Server;
+use crate::server::flow::Answers;
 use crate::server::outcome::{Completed, ExtReply, Outcome, Payload};
 use crate::server::request::RawField;
 use crate::server::wing::{WingCall, WingRequest};
@@ -42,7 +43,7 @@ enum Method {
 struct TaskCall {
     method: Method,
     task: Option<String>,
-    answers: Result<Map<String, Value>, ErrorObject>,
+    answers: Result<Answers, ErrorObject>,
 }
 
 /// Decodes a `tasks/*` request (after `_meta`).
@@ -135,7 +136,7 @@ impl Tasks {
         &self,
         server: &Server,
         task: &str,
-        answers: Result<Map<String, Value>, ErrorObject>,
+        answers: Result<Answers, ErrorObject>,
         env: &RequestEnv,
     ) -> Result<ExtReply, ErrorObject> {
         let responses = answers?;

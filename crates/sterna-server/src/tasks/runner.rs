@@ -120,7 +120,12 @@ impl Runner<'_> {
         );
         inner.round = u32::try_from(rec.run).unwrap_or(u32::MAX);
         inner.prev_app = rec.flow.app.clone();
-        let resolver = Resolver::new(meta, rec.fresh.clone(), Some(&rec.flow), false);
+        let fresh = rec
+            .fresh
+            .iter()
+            .filter_map(|(k, v)| Some((k.clone(), serde_json::value::to_raw_value(v).ok()?)))
+            .collect();
+        let resolver = Resolver::new(meta, fresh, Some(&rec.flow), false);
         *inner.resolver.get_mut().unwrap_or_else(|p| p.into_inner()) = Some(resolver);
         let ctx = Context::from_inner(inner);
         let args = match rec
