@@ -55,12 +55,12 @@ pub(crate) struct Pushes {
 }
 
 #[derive(Serialize)]
-struct Request<'a> {
+struct Request<'a, P: ?Sized> {
     jsonrpc: &'static str,
     id: &'a RequestId,
     method: &'a str,
     #[serde(skip_serializing_if = "Option::is_none")]
-    params: Option<&'a RawValue>,
+    params: Option<&'a P>,
 }
 
 /// Removes a waiter however its push ends (answered, timed out, cancelled, dropped).
@@ -115,11 +115,11 @@ impl Pushes {
     /// Sends a request to the client through `out` (the originating request's stream)
     /// and waits for its answer; first for a free slot when the session already has as
     /// many pushes waiting as it may. `within` bounds both waits together.
-    pub(crate) async fn ask(
+    pub(crate) async fn ask<P: Serialize + ?Sized>(
         &self,
         out: &Notifier,
         method: &str,
-        params: Option<&RawValue>,
+        params: Option<&P>,
         within: Duration,
         cancel: &CancellationToken,
     ) -> Result<Box<RawValue>, PushFailure> {
@@ -145,13 +145,15 @@ impl Pushes {
             let left = deadline.saturating_duration_since(tokio::time::Instant::now());
             watch.sent(&id, left).await;
         }
-        let bytes = serde_json::to_vec(&Request {
+        // Written once, into a buffer the size of a typical question.
+        let mut bytes = Vec::with_capacity(1024);
+        let request = Request {
             jsonrpc: "2.0",
             id: &id,
             method,
             params,
-        })
-        .expect("requests serialize");
+        };
+        serde_json::to_writer(&mut bytes, &request).expect("requests serialize");
         out.send(bytes).await;
         tokio::select! {
             biased;
@@ -188,8 +190,14 @@ mod tests {
         let cancel = CancellationToken::new();
         let p = pushes.clone();
         let asking = tokio::spawn(async move {
-            p.ask(&out, "roots/list", None, Duration::from_secs(5), &cancel)
-                .await
+            p.ask(
+                &out,
+                "roots/list",
+                None::<&RawValue>,
+                Duration::from_secs(5),
+                &cancel,
+            )
+            .await
         });
         let request: Value = serde_json::from_slice(&sent.recv().await.unwrap()).unwrap();
         let id: RequestId = serde_json::from_value(request["id"].clone()).unwrap();
@@ -207,12 +215,24 @@ mod tests {
         let (out, _sent) = Notifier::channel(4);
         let cancel = CancellationToken::new();
         let r = pushes
-            .ask(&out, "roots/list", None, Duration::from_millis(10), &cancel)
+            .ask(
+                &out,
+                "roots/list",
+                None::<&RawValue>,
+                Duration::from_millis(10),
+                &cancel,
+            )
             .await;
         assert_eq!(r.err(), Some(PushFailure::TimedOut));
         cancel.cancel();
         let r = pushes
-            .ask(&out, "roots/list", None, Duration::from_secs(5), &cancel)
+            .ask(
+                &out,
+                "roots/list",
+                None::<&RawValue>,
+                Duration::from_secs(5),
+                &cancel,
+            )
             .await;
         assert_eq!(r.err(), Some(PushFailure::Cancelled));
         assert_eq!(pushes.pending(), 0);
@@ -227,8 +247,14 @@ mod tests {
         for _ in 0..33 {
             let (p, out, cancel) = (pushes.clone(), out.clone(), cancel.clone());
             asking.push(tokio::spawn(async move {
-                p.ask(&out, "roots/list", None, Duration::from_secs(60), &cancel)
-                    .await
+                p.ask(
+                    &out,
+                    "roots/list",
+                    None::<&RawValue>,
+                    Duration::from_secs(60),
+                    &cancel,
+                )
+                .await
             }));
         }
         let mut ids = Vec::new();

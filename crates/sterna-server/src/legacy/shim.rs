@@ -10,7 +10,7 @@ use super::session::LegacySession;
 use crate::server::call::{Call, run};
 use crate::server::context::EraSide;
 use crate::server::context::RequestEnv;
-use crate::server::flow::{FlowParams, StateIn};
+use crate::server::flow::{Answers, FlowParams, Incoming, StateIn};
 use crate::server::outcome::{Continuation, Outcome};
 use crate::server::request::RawField;
 use crate::server::response::Response;
@@ -19,7 +19,7 @@ use crate::server::target::Target;
 use crate::state::FlowState;
 use futures_util::future::try_join_all;
 use serde::Serialize;
-use serde_json::value::{RawValue, to_raw_value};
+use serde_json::value::RawValue;
 use std::borrow::Cow;
 use std::collections::BTreeMap;
 use std::sync::Arc;
@@ -156,15 +156,15 @@ impl Legacy<'_> {
     ) -> Option<Response> {
         let limits = self.wing.limits;
         let tool = matches!(call, LegacyCall::Tool { .. });
-        let mut answers: Option<Box<RawValue>> = None;
+        let mut answers: Option<Answers> = None;
         let mut state: Option<FlowState> = None;
         let urls = Arc::new(UrlIds::default());
         let env = env.era(urls.clone());
         for _ in 0..limits.max_rounds {
             let flow = FlowParams {
                 input_responses: answers
-                    .as_deref()
-                    .map_or(RawField::Absent, RawField::Present),
+                    .take()
+                    .map_or(Incoming::Raw(RawField::Absent), Incoming::Gathered),
                 state: state.take().map(|s| StateIn::Held(Box::new(s))),
                 hold: true,
             };
@@ -250,7 +250,7 @@ async fn push_all(
     urls: &UrlIds,
     requests: BTreeMap<String, InputRequest>,
     within: Duration,
-) -> Result<Box<RawValue>, PushFailure> {
+) -> Result<Answers, PushFailure> {
     let Some(out) = env.notifier.as_ref() else {
         let e = ErrorObject::internal("this request has no stream to push questions on");
         return Err(PushFailure::Refused(e));
@@ -259,19 +259,12 @@ async fn push_all(
         let params = push_params(session, urls, &key, &request);
         let answer = session
             .pushes
-            .ask(
-                out,
-                request.method(),
-                params.as_deref(),
-                within,
-                &env.cancel,
-            )
+            .ask(out, request.method(), params.as_ref(), within, &env.cancel)
             .await?;
         Ok::<_, PushFailure>((key, answer))
     });
     // Each answer goes on as the client wrote it (the round checks it), keyed as asked.
-    let answers: BTreeMap<String, Box<RawValue>> = try_join_all(legs).await?.into_iter().collect();
-    Ok(to_raw_value(&answers).expect("answers serialize"))
+    Ok(try_join_all(legs).await?.into_iter().collect())
 }
 
 /// A URL elicitation as 2025-11-25 sends it: with the `elicitationId` sterna issued.
@@ -284,20 +277,29 @@ struct UrlElicitation<'a> {
     elicitation_id: String,
 }
 
-fn params<T: Serialize>(t: &T) -> Option<Box<RawValue>> {
-    Some(to_raw_value(t).expect("params serialize"))
+/// The params of a pushed request, written straight into the request (no copy of their own).
+#[derive(Serialize)]
+#[serde(untagged)]
+enum PushParams<'a> {
+    Url(UrlElicitation<'a>),
+    /// A form for a client older than 2025-11-25: without `mode`.
+    OldForm(sterna_types::elicitation::ElicitFormParams),
+    Elicit(&'a ElicitRequestParams),
+    Sample(&'a sterna_types::sampling::CreateMessageRequestParams),
+    Roots(&'a sterna_types::roots::ListRootsParams),
+    Other(&'a serde_json::Value),
 }
 
 /// A question as the params of a 2025 request: URL elicitations get an `elicitationId`;
 /// form elicitations lose `mode` before 2025-11-25 (they knew no other).
-fn push_params(
+fn push_params<'a>(
     session: &LegacySession,
     urls: &UrlIds,
     key: &str,
-    request: &InputRequest,
-) -> Option<Box<RawValue>> {
-    match request {
-        InputRequest::Elicit(ElicitRequestParams::Url(u)) => params(&UrlElicitation {
+    request: &'a InputRequest,
+) -> Option<PushParams<'a>> {
+    Some(match request {
+        InputRequest::Elicit(ElicitRequestParams::Url(u)) => PushParams::Url(UrlElicitation {
             mode: "url",
             message: &u.message,
             url: &u.url,
@@ -308,11 +310,11 @@ fn push_params(
         {
             let mut f = f.clone();
             f.mode = None;
-            params(&f)
+            PushParams::OldForm(f)
         }
-        InputRequest::Elicit(e) => params(e),
-        InputRequest::Sample(s) => params(s),
-        InputRequest::ListRoots(r) => r.as_ref().and_then(params),
-        InputRequest::Unknown { params: p, .. } => p.as_ref().and_then(params),
-    }
+        InputRequest::Elicit(e) => PushParams::Elicit(e),
+        InputRequest::Sample(s) => PushParams::Sample(s),
+        InputRequest::ListRoots(r) => PushParams::Roots(r.as_ref()?),
+        InputRequest::Unknown { params: p, .. } => PushParams::Other(p.as_ref()?),
+    })
 }

@@ -6,7 +6,7 @@
 use super::context::{Context, Inner as CtxInner, RequestEnv};
 use super::core::Server;
 use super::finalize::Finalize;
-use super::flow::{Answers, FlowParams, StateIn, input_responses};
+use super::flow::{Answers, FlowParams, StateIn};
 use super::guard::{guarded, started};
 use super::handler::Produced;
 use super::outcome::{Asked, Completed, Continuation, Outcome};
@@ -173,7 +173,7 @@ impl<'s, 'a> Round<'s, 'a> {
     /// Open: this round's answers, and the verified state of the previous round.
     async fn open(&mut self) -> Result<(Answers, Option<FlowState>), ErrorObject> {
         self.retry = self.flow.is_retry();
-        let fresh = input_responses(&self.flow.input_responses)?;
+        let fresh = self.flow.input_responses.take()?;
         let token = match self.flow.state.take() {
             None => return Ok((fresh, None)),
             Some(StateIn::Held(flow)) => {

@@ -349,3 +349,58 @@ async fn list_changes_reach_an_initialized_session() {
     );
     assert!(seen.iter().any(|m| m["id"] == 1));
 }
+
+/// Each kind of question, pushed as the session's revision says: a form with `mode` from
+/// 2025-11-25 on and without it before (older clients knew no other mode), sampling with
+/// its params, `roots/list` with none.
+#[tokio::test]
+async fn each_kind_of_question_is_pushed_as_the_sessions_revision_writes_it() {
+    for (version, mode) in [("2025-11-25", json!("form")), ("2025-06-18", Value::Null)] {
+        let (srv, _) = server();
+        let mut w = Wire::new(&srv);
+        w.send(
+            &json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
+            "protocolVersion": version,
+            "capabilities": {"elicitation": {}, "sampling": {}, "roots": {}},
+            "clientInfo": {"name": "legacy-test", "version": "1"}}}),
+        )
+        .await;
+        let r = legacy_recv(&mut w).await;
+        assert_eq!(r["result"]["protocolVersion"], version);
+        w.send(&json!({"jsonrpc": "2.0", "method": "notifications/initialized"}))
+            .await;
+        let (r, pushes) = drive(&mut w, 1, "adaptive", json!({}), |p| match p["method"]
+            .as_str()
+        {
+            Some("elicitation/create") => accept(json!({"name": "Ada"})),
+            Some("sampling/createMessage") => {
+                json!({"role": "assistant", "content": {"type": "text", "text": "hi"}, "model": "m"})
+            }
+            _ => json!({"roots": [{"uri": "file:///src"}]}),
+        })
+        .await;
+        // A round's questions are pushed together, in the order of their keys.
+        let pushed = |m: &str| pushes.iter().find(|p| p["method"] == m).unwrap().clone();
+        assert_eq!(pushes.len(), 3, "{version}: {pushes:?}");
+        let form = &pushed("elicitation/create")["params"];
+        assert_eq!(
+            form.get("mode").cloned().unwrap_or(Value::Null),
+            mode,
+            "{version}: {form}"
+        );
+        assert_eq!(form["message"], "Your name?");
+        assert_eq!(
+            form["requestedSchema"]["properties"]["name"]["type"],
+            "string"
+        );
+        let sampling = pushed("sampling/createMessage");
+        assert_eq!(sampling["params"]["maxTokens"], 20, "{version}");
+        let roots = pushed("roots/list");
+        assert!(roots.get("params").is_none(), "{version}: {roots}");
+
+        assert_eq!(
+            r["result"]["content"][0]["text"], "name=Ada greeting=hi roots=1",
+            "{version}"
+        );
+    }
+}
