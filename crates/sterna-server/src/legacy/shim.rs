@@ -10,7 +10,7 @@ use super::session::LegacySession;
 use crate::server::call::{Call, run};
 use crate::server::context::EraSide;
 use crate::server::context::RequestEnv;
-use crate::server::flow::{Answers, FlowParams, Incoming, StateIn};
+use crate::server::flow::{Answers, FlowParams, Held, StateIn};
 use crate::server::outcome::{Continuation, Outcome};
 use crate::server::request::RawField;
 use crate::server::response::Response;
@@ -162,10 +162,11 @@ impl Legacy<'_> {
         let env = env.era(urls.clone());
         for _ in 0..limits.max_rounds {
             let flow = FlowParams {
-                input_responses: answers
-                    .take()
-                    .map_or(Incoming::Raw(RawField::Absent), Incoming::Gathered),
-                state: state.take().map(|s| StateIn::Held(Box::new(s))),
+                input_responses: RawField::Absent,
+                state: state.take().map(|flow| {
+                    let answers = answers.take().unwrap_or_default();
+                    StateIn::Held(Box::new(Held { flow, answers }))
+                }),
                 hold: true,
             };
             let outcome = self

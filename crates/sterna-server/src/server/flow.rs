@@ -11,52 +11,38 @@ use sterna_types::mrtr::kind_of;
 
 /// The MRTR members of a request: this round's answers and the state of the last round.
 pub(crate) struct FlowParams<'a> {
-    pub(crate) input_responses: Incoming<'a>,
+    pub(crate) input_responses: RawField<'a>,
     pub(crate) state: Option<StateIn>,
     /// Hand the next state back ([`Continuation::Held`]) instead of sealing it.
     pub(crate) hold: bool,
-}
-
-/// This round's answers, as the request brings them.
-pub(crate) enum Incoming<'a> {
-    /// `inputResponses` as the request wrote it.
-    Raw(RawField<'a>),
-    /// Answers an era gathered itself (the answers to its pushed requests, each as the
-    /// client wrote it), checked like any others.
-    #[cfg_attr(
-        not(feature = "legacy"),
-        allow(dead_code, reason = "the 2025 era gathers answers")
-    )]
-    Gathered(Answers),
-}
-
-impl Incoming<'_> {
-    /// The answers, checked to be a map of objects; none are left behind.
-    pub(crate) fn take(&mut self) -> Result<Answers, ErrorObject> {
-        match std::mem::replace(self, Incoming::Raw(RawField::Absent)) {
-            Incoming::Raw(raw) => input_responses(&raw),
-            Incoming::Gathered(answers) => objects_only(answers),
-        }
-    }
 }
 
 /// The state of the last round, as it comes back.
 pub(crate) enum StateIn {
     /// The `requestState` a client echoed (verified before use).
     Sealed(String),
-    /// The state an era kept itself since the last round (its own memory: trusted).
+    /// The state an era kept itself since the last round (its own memory: trusted), and
+    /// the answers it gathered to that round's questions.
     #[cfg_attr(
         not(feature = "legacy"),
         allow(dead_code, reason = "the 2025 era holds states")
     )]
-    Held(Box<FlowState>),
+    Held(Box<Held>),
+}
+
+/// What an era holds between two rounds of a request.
+pub(crate) struct Held {
+    pub(crate) flow: FlowState,
+    /// The answers to the last round's questions (each the client's, as it wrote it:
+    /// checked like any `inputResponses`).
+    pub(crate) answers: Answers,
 }
 
 impl<'a> FlowParams<'a> {
     /// The members of a 2026-07-28 request: its answers and its echoed `requestState`.
     pub(crate) fn sealed(input_responses: RawField<'a>, request_state: Option<String>) -> Self {
         Self {
-            input_responses: Incoming::Raw(input_responses),
+            input_responses,
             state: request_state.map(StateIn::Sealed),
             hold: false,
         }
@@ -64,11 +50,7 @@ impl<'a> FlowParams<'a> {
 
     /// A retry: the request carried answers or a state (its result is never cached).
     pub(crate) fn is_retry(&self) -> bool {
-        self.state.is_some()
-            || matches!(
-                self.input_responses,
-                Incoming::Raw(RawField::Present(_)) | Incoming::Gathered(_)
-            )
+        self.state.is_some() || matches!(self.input_responses, RawField::Present(_))
     }
 }
 
@@ -95,7 +77,7 @@ pub(crate) fn input_responses(raw: &RawField<'_>) -> Result<Answers, ErrorObject
 }
 
 /// `answers`, when every one is an object.
-fn objects_only(answers: Answers) -> Result<Answers, ErrorObject> {
+pub(crate) fn objects_only(answers: Answers) -> Result<Answers, ErrorObject> {
     // A raw value starts at its first token: an object starts with `{`.
     if let Some((k, v)) = answers.iter().find(|(_, v)| !v.get().starts_with('{')) {
         let kind = serde_json::from_str::<Value>(v.get()).map_or("not JSON", |v| kind_of(&v));

@@ -6,7 +6,7 @@
 use super::context::{Context, Inner as CtxInner, RequestEnv};
 use super::core::Server;
 use super::finalize::Finalize;
-use super::flow::{Answers, FlowParams, StateIn};
+use super::flow::{Answers, FlowParams, Held, StateIn, input_responses, objects_only};
 use super::guard::{guarded, started};
 use super::handler::Produced;
 use super::outcome::{Asked, Completed, Continuation, Outcome};
@@ -173,12 +173,14 @@ impl<'s, 'a> Round<'s, 'a> {
     /// Open: this round's answers, and the verified state of the previous round.
     async fn open(&mut self) -> Result<(Answers, Option<FlowState>), ErrorObject> {
         self.retry = self.flow.is_retry();
-        let fresh = self.flow.input_responses.take()?;
+        let mut fresh = input_responses(&self.flow.input_responses)?;
         let token = match self.flow.state.take() {
             None => return Ok((fresh, None)),
-            Some(StateIn::Held(flow)) => {
+            Some(StateIn::Held(held)) => {
+                let Held { flow, answers } = *held;
+                fresh.extend(objects_only(answers)?);
                 self.flow_id = Some(flow.flow_id);
-                return Ok((fresh, Some(*flow)));
+                return Ok((fresh, Some(flow)));
             }
             Some(StateIn::Sealed(token)) => token,
         };
