@@ -80,7 +80,13 @@ pub(crate) fn input_responses(raw: &RawField<'_>) -> Result<Answers, ErrorObject
 pub(crate) fn objects_only(answers: Answers) -> Result<Answers, ErrorObject> {
     // A raw value starts at its first token: an object starts with `{`.
     if let Some((k, v)) = answers.iter().find(|(_, v)| !v.get().starts_with('{')) {
-        let kind = serde_json::from_str::<Value>(v.get()).map_or("not JSON", |v| kind_of(&v));
+        let kind = match v.get().as_bytes().first() {
+            Some(b'[') => "an array",
+            Some(b'"') => "a string",
+            Some(b't' | b'f') => "a boolean",
+            Some(b'n') => "null",
+            _ => "a number",
+        };
         return Err(ErrorObject::invalid_params(format!(
             "inputResponses[{k:?}] must be an object (an elicitation, sampling or roots result), found {kind}"
         )));
@@ -125,6 +131,11 @@ mod tests {
             let e = read(json).unwrap_err();
             assert!(e.ends_with(found), "{json}: {e}");
         }
+        let deep = format!("{{\"k\": {}{}}}", "[".repeat(10_000), "]".repeat(10_000));
+        let e = read(&deep).unwrap_err();
+        assert!(e.ends_with("found an array"), "{e}");
+        let e = read(r#"{"k": -1.5e3}"#).unwrap_err();
+        assert!(e.ends_with("found a number"), "{e}");
         let e = read("[1, 2]").unwrap_err();
         assert!(
             e.contains("must be an object") && e.ends_with("found an array"),
