@@ -13,7 +13,7 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 use sterna_types::error::ErrorObject;
 use sterna_types::jsonrpc::RequestId;
-use tokio::sync::{Semaphore, oneshot};
+use tokio::sync::{Semaphore, TryAcquireError, oneshot};
 use tokio_util::sync::CancellationToken;
 
 /// The default of how many pushes of one session may wait for answers at once.
@@ -123,17 +123,22 @@ impl Pushes {
         within: Duration,
         cancel: &CancellationToken,
     ) -> Result<Box<RawValue>, PushFailure> {
-        if self.closed.load(Ordering::Relaxed) {
+        if self.closed.load(Ordering::Relaxed) || cancel.is_cancelled() {
             return Err(PushFailure::Cancelled);
         }
         let deadline = tokio::time::Instant::now() + within;
-        let _slot = tokio::select! {
-            biased;
-            _ = cancel.cancelled() => return Err(PushFailure::Cancelled),
-            slot = tokio::time::timeout_at(deadline, self.slots.acquire()) => match slot {
-                Err(_) => return Err(PushFailure::TimedOut),
-                Ok(Err(_)) => return Err(PushFailure::Cancelled),
-                Ok(Ok(permit)) => permit,
+        // A free slot is taken at once; only a full session waits for one.
+        let _slot = match self.slots.try_acquire() {
+            Ok(permit) => permit,
+            Err(TryAcquireError::Closed) => return Err(PushFailure::Cancelled),
+            Err(TryAcquireError::NoPermits) => tokio::select! {
+                biased;
+                _ = cancel.cancelled() => return Err(PushFailure::Cancelled),
+                slot = tokio::time::timeout_at(deadline, self.slots.acquire()) => match slot {
+                    Err(_) => return Err(PushFailure::TimedOut),
+                    Ok(Err(_)) => return Err(PushFailure::Cancelled),
+                    Ok(Ok(permit)) => permit,
+                },
             },
         };
         let n = self.next.fetch_add(1, Ordering::Relaxed);
