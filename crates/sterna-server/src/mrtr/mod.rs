@@ -16,4 +16,5 @@ pub use question::{
     Elicitation, FormQuestion, Optional, Question, RootsQuestion, SamplingQuestion, Single,
     UrlQuestion, form, roots, sampling, url,
 };
+pub(crate) use resolver::Answers;
 pub use resolver::{NeedsInput, Resolver};

@@ -1,6 +1,5 @@
 //! The per-request resolver: matches questions with answers and collects what is missing.
 
-use crate::server::flow::Answers;
 use crate::state::{Carried, FlowState, digest::question_digest};
 use serde_json::value::RawValue;
 use serde_json::{Value, json};
@@ -10,6 +9,10 @@ use std::sync::Arc;
 use sterna_types::error::ErrorObject;
 use sterna_types::meta::RequestMeta;
 use sterna_types::mrtr::InputRequest;
+
+/// This round's answers by question key, each the JSON object the client sent, kept as
+/// its text: each is read once, into the type of the question it answers.
+pub(crate) type Answers = std::collections::BTreeMap<String, Box<RawValue>>;
 
 /// The marker returned when an answer is not there yet.
 ///

@@ -2,10 +2,9 @@
 //! state of the last round (echoed sealed, or held by the era).
 
 use super::request::RawField;
+pub(crate) use crate::mrtr::Answers;
 use crate::state::FlowState;
 use serde_json::Value;
-use serde_json::value::RawValue;
-use std::collections::BTreeMap;
 use sterna_types::error::ErrorObject;
 use sterna_types::mrtr::kind_of;
 
@@ -54,10 +53,6 @@ impl<'a> FlowParams<'a> {
     }
 }
 
-/// This round's answers by question key, each the JSON object the client sent, kept as
-/// its text: each is read once, into the type of the question it answers.
-pub(crate) type Answers = BTreeMap<String, Box<RawValue>>;
-
 /// Checks that `inputResponses` is a map of objects. Unknown keys are kept here and
 /// ignored later (nothing asks for them); a key given twice counts once, the last.
 pub(crate) fn input_responses(raw: &RawField<'_>) -> Result<Answers, ErrorObject> {
@@ -97,6 +92,7 @@ pub(crate) fn objects_only(answers: Answers) -> Result<Answers, ErrorObject> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use serde_json::value::RawValue;
 
     fn read(json: &str) -> Result<Answers, String> {
         let raw = RawValue::from_string(json.to_owned()).unwrap();
