@@ -43,7 +43,7 @@ enum Method {
 struct TaskCall {
     method: Method,
     task: Option<String>,
-    answers: Result<Answers, ErrorObject>,
+    answers: Result<Map<String, Value>, ErrorObject>,
 }
 
 /// Decodes a `tasks/*` request (after `_meta`).
@@ -72,9 +72,23 @@ pub(super) fn decode<'a>(
     let call = TaskCall {
         method,
         task: task.as_deref().map(str::to_owned),
-        answers: crate::server::flow::input_responses(&p.input_responses),
+        answers: crate::server::flow::input_responses(&p.input_responses).and_then(values),
     };
     WingRequest::named(task, Ok(Box::new(call)))
+}
+
+/// `tasks/update`'s answers as a task record keeps them: JSON values, each read now (one that
+/// cannot be read refuses the update, as any malformed `inputResponses` does).
+fn values(answers: Answers) -> Result<Map<String, Value>, ErrorObject> {
+    answers
+        .into_iter()
+        .map(|(key, raw)| match serde_json::from_str(raw.get()) {
+            Ok(v) => Ok((key, v)),
+            Err(e) => Err(ErrorObject::invalid_params(format!(
+                "Invalid inputResponses[{key:?}]: {e}"
+            ))),
+        })
+        .collect()
 }
 
 impl WingCall<Server> for TaskCall {
@@ -136,7 +150,7 @@ impl Tasks {
         &self,
         server: &Server,
         task: &str,
-        answers: Result<Answers, ErrorObject>,
+        answers: Result<Map<String, Value>, ErrorObject>,
         env: &RequestEnv,
     ) -> Result<ExtReply, ErrorObject> {
         let responses = answers?;

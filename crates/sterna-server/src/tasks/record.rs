@@ -2,7 +2,6 @@
 //! again on any replica (the same re-run model as a `requestState`, stored instead of
 //! sealed). The transitions are pure functions here; `ops.rs` applies them atomically.
 
-use crate::server::flow::Answers;
 use crate::state::FlowState;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
@@ -87,17 +86,17 @@ impl TaskRecord {
     /// Applies `tasks/update` answers: only keys still outstanding count (the rest are
     /// ignored). `None` when nothing changed; `Some(true)` when this update answered the
     /// last one: the task is `working` again and the caller must start run `self.run`.
-    pub(crate) fn answer(&mut self, responses: &Answers, now_ms: u64) -> Option<bool> {
+    pub(crate) fn answer(&mut self, responses: &Map<String, Value>, now_ms: u64) -> Option<bool> {
         if self.status != TaskStatus::InputRequired {
             return None;
         }
         let mut changed = false;
-        for (wire, raw) in responses {
-            let Ok(value @ Value::Object(_)) = serde_json::from_str::<Value>(raw.get()) else {
+        for (wire, value) in responses {
+            if !value.is_object() {
                 continue;
-            };
+            }
             if let Some(o) = self.outstanding.remove(wire) {
-                self.fresh.insert(o.key, value);
+                self.fresh.insert(o.key, value.clone());
                 changed = true;
             }
         }

@@ -566,6 +566,30 @@ async fn hostile_updates_are_ignored_or_refused() {
             .0,
         -32602
     );
+    // An answer that cannot be read (a number beyond any float) refuses the update, not
+    // silently: the task keeps waiting for it.
+    let unreadable = format!(
+        r#"{{"taskId": {}, "inputResponses": {{{}: {{"action": "accept", "content": {{"confirm": 1e999}}}}}}, "_meta": {}}}"#,
+        json!(id),
+        json!(key),
+        meta(true)
+    );
+    let raw = RawValue::from_string(unreadable).unwrap();
+    let r = srv
+        .handle(RequestId::Number(9), "tasks/update", Some(&raw), anon())
+        .await
+        .expect("answered");
+    let e9 = r.body.unwrap_err();
+    assert_eq!(i64::from(e9.code.0), -32602, "{}", e9.message);
+    assert!(
+        e9.message.contains("Invalid inputResponses"),
+        "{}",
+        e9.message
+    );
+    assert_eq!(
+        get(&srv, anon(), &id).await.unwrap()["status"],
+        "input_required"
+    );
     // A huge answer is refused and the task keeps waiting.
     let huge = "x".repeat(400 * 1024);
     let r = update(
