@@ -3,28 +3,33 @@
 
 use futures_util::FutureExt;
 use futures_util::future::BoxFuture;
+use std::future::Future;
 use std::panic::AssertUnwindSafe;
+use std::task::Poll;
 use sterna_types::error::ErrorObject;
 use tokio_util::sync::CancellationToken;
 
 /// Runs a handler future, stopping it on cancellation (`None`) and catching panics
-/// (`Some(Err(()))`). A request cancelled before it starts never runs, and one
-/// cancelled by the time it ends has no outcome (as when the cancellation comes first);
-/// a handler that ends on its first poll (most do) never registers with the token.
+/// (`Some(Err(()))`). The cancellation is checked before each poll of the handler (a
+/// cancelled request is never polled again); the handler registers with the token only
+/// when it has to wait, so one that ends on its first poll (most do) never does.
 pub(crate) async fn guarded<T>(
     fut: BoxFuture<'static, T>,
     cancel: &CancellationToken,
 ) -> Option<Result<T, ()>> {
-    if cancel.is_cancelled() {
-        return None;
-    }
-    let fut = AssertUnwindSafe(fut).catch_unwind();
-    let r = tokio::select! {
-        biased;
-        r = fut => r.map_err(|panic| log_panic(panic.as_ref())),
-        _ = cancel.cancelled() => return None,
-    };
-    (!cancel.is_cancelled()).then_some(r)
+    let mut fut = AssertUnwindSafe(fut).catch_unwind();
+    let cancelled = cancel.cancelled();
+    tokio::pin!(cancelled);
+    std::future::poll_fn(|cx| {
+        if cancel.is_cancelled() {
+            return Poll::Ready(None);
+        }
+        if let Poll::Ready(r) = fut.poll_unpin(cx) {
+            return Poll::Ready(Some(r.map_err(|panic| log_panic(panic.as_ref()))));
+        }
+        cancelled.as_mut().poll(cx).map(|()| None)
+    })
+    .await
 }
 
 /// Runs the synchronous start of a handler (argument decoding, a declarative handler's
@@ -78,6 +83,29 @@ mod tests {
         let cancel = token.clone();
         tokio::spawn(async move { cancel.cancel() });
         assert_eq!(guarded(fut, &token).await, None);
+
+        // Woken by its own event as the request is cancelled: not polled again.
+        let token = CancellationToken::new();
+        let polls = Arc::new(std::sync::atomic::AtomicUsize::new(0));
+        let waker = Arc::new(std::sync::Mutex::new(None::<std::task::Waker>));
+        let (p, w) = (polls.clone(), waker.clone());
+        let fut = Box::pin(std::future::poll_fn(move |cx| {
+            p.fetch_add(1, Ordering::SeqCst);
+            *w.lock().unwrap() = Some(cx.waker().clone());
+            Poll::<()>::Pending
+        }));
+        let g = guarded(fut, &token);
+        tokio::pin!(g);
+        let first = std::future::poll_fn(|cx| Poll::Ready(g.as_mut().poll(cx))).await;
+        assert!(first.is_pending());
+        token.cancel();
+        waker.lock().unwrap().take().unwrap().wake();
+        assert_eq!(g.await, None);
+        assert_eq!(
+            polls.load(Ordering::SeqCst),
+            1,
+            "not polled after the cancellation"
+        );
 
         // One still waiting when the token is cancelled is stopped.
         let token = CancellationToken::new();
