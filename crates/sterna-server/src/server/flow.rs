@@ -4,9 +4,8 @@
 use super::request::RawField;
 pub(crate) use crate::mrtr::Answers;
 use crate::state::FlowState;
-use serde_json::Value;
+use serde_json::value::RawValue;
 use sterna_types::error::ErrorObject;
-use sterna_types::mrtr::kind_of;
 
 /// The MRTR members of a request: this round's answers and the state of the last round.
 pub(crate) struct FlowParams<'a> {
@@ -59,40 +58,44 @@ pub(crate) fn input_responses(raw: &RawField<'_>) -> Result<Answers, ErrorObject
     let RawField::Present(raw) = raw else {
         return Ok(Answers::new());
     };
-    let map: Answers = serde_json::from_str(raw.get()).map_err(|e| {
-        match serde_json::from_str::<Value>(raw.get()) {
-            Ok(v) if !v.is_object() => ErrorObject::invalid_params(format!(
-                "inputResponses must be an object mapping question keys to answers, found {}",
-                kind_of(&v)
-            )),
-            _ => ErrorObject::invalid_params(format!("Invalid inputResponses: {e}")),
-        }
-    })?;
+    if !raw.get().starts_with('{') {
+        return Err(ErrorObject::invalid_params(format!(
+            "inputResponses must be an object mapping question keys to answers, found {}",
+            kind(raw)
+        )));
+    }
+    let map: Answers = serde_json::from_str(raw.get())
+        .map_err(|e| ErrorObject::invalid_params(format!("Invalid inputResponses: {e}")))?;
     objects_only(map)
 }
 
 /// `answers`, when every one is an object.
 pub(crate) fn objects_only(answers: Answers) -> Result<Answers, ErrorObject> {
-    // A raw value starts at its first token: an object starts with `{`.
     if let Some((k, v)) = answers.iter().find(|(_, v)| !v.get().starts_with('{')) {
-        let kind = match v.get().as_bytes().first() {
-            Some(b'[') => "an array",
-            Some(b'"') => "a string",
-            Some(b't' | b'f') => "a boolean",
-            Some(b'n') => "null",
-            _ => "a number",
-        };
         return Err(ErrorObject::invalid_params(format!(
-            "inputResponses[{k:?}] must be an object (an elicitation, sampling or roots result), found {kind}"
+            "inputResponses[{k:?}] must be an object (an elicitation, sampling or roots result), found {}",
+            kind(v)
         )));
     }
     Ok(answers)
 }
 
+/// What a JSON value is, told by its first token (a raw value starts at it), so that a
+/// value of any depth is named without being parsed.
+fn kind(raw: &RawValue) -> &'static str {
+    match raw.get().as_bytes().first() {
+        Some(b'{') => "an object",
+        Some(b'[') => "an array",
+        Some(b'"') => "a string",
+        Some(b't' | b'f') => "a boolean",
+        Some(b'n') => "null",
+        _ => "a number",
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
-    use serde_json::value::RawValue;
 
     fn read(json: &str) -> Result<Answers, String> {
         let raw = RawValue::from_string(json.to_owned()).unwrap();
