@@ -188,22 +188,25 @@ mod tests {
     use super::*;
     use serde_json::Value;
 
+    /// A `roots/list` push (no params), waiting at most `within`.
+    async fn ask_roots(
+        p: &Pushes,
+        out: &Notifier,
+        within: Duration,
+        cancel: &CancellationToken,
+    ) -> Result<Box<RawValue>, PushFailure> {
+        p.ask(out, "roots/list", None::<&RawValue>, within, cancel)
+            .await
+    }
+
     #[tokio::test]
     async fn answers_reach_their_push_and_nothing_is_left_behind() {
         let pushes = std::sync::Arc::new(Pushes::default());
         let (out, mut sent) = Notifier::channel(4);
         let cancel = CancellationToken::new();
         let p = pushes.clone();
-        let asking = tokio::spawn(async move {
-            p.ask(
-                &out,
-                "roots/list",
-                None::<&RawValue>,
-                Duration::from_secs(5),
-                &cancel,
-            )
-            .await
-        });
+        let asking =
+            tokio::spawn(async move { ask_roots(&p, &out, Duration::from_secs(5), &cancel).await });
         let request: Value = serde_json::from_slice(&sent.recv().await.unwrap()).unwrap();
         let id: RequestId = serde_json::from_value(request["id"].clone()).unwrap();
         assert!(!pushes.answer(&RequestId::from("other"), Err(ErrorObject::internal("x"))));
@@ -219,26 +222,10 @@ mod tests {
         let pushes = Pushes::default();
         let (out, _sent) = Notifier::channel(4);
         let cancel = CancellationToken::new();
-        let r = pushes
-            .ask(
-                &out,
-                "roots/list",
-                None::<&RawValue>,
-                Duration::from_millis(10),
-                &cancel,
-            )
-            .await;
+        let r = ask_roots(&pushes, &out, Duration::from_millis(10), &cancel).await;
         assert_eq!(r.err(), Some(PushFailure::TimedOut));
         cancel.cancel();
-        let r = pushes
-            .ask(
-                &out,
-                "roots/list",
-                None::<&RawValue>,
-                Duration::from_secs(5),
-                &cancel,
-            )
-            .await;
+        let r = ask_roots(&pushes, &out, Duration::from_secs(5), &cancel).await;
         assert_eq!(r.err(), Some(PushFailure::Cancelled));
         assert_eq!(pushes.pending(), 0);
     }
@@ -252,14 +239,7 @@ mod tests {
         for _ in 0..33 {
             let (p, out, cancel) = (pushes.clone(), out.clone(), cancel.clone());
             asking.push(tokio::spawn(async move {
-                p.ask(
-                    &out,
-                    "roots/list",
-                    None::<&RawValue>,
-                    Duration::from_secs(60),
-                    &cancel,
-                )
-                .await
+                ask_roots(&p, &out, Duration::from_secs(60), &cancel).await
             }));
         }
         let mut ids = Vec::new();
