@@ -156,6 +156,31 @@ fn tool_call(id: i64, name: &str, args: Value) -> Value {
     json!({"jsonrpc": "2.0", "id": id, "method": "tools/call", "params": {"name": name, "arguments": args}})
 }
 
+/// POSTs `tools/call` `name` in `session`: its response (JSON, or the SSE stream).
+async fn call_in(
+    addr: std::net::SocketAddr,
+    session: &str,
+    id: i64,
+    name: &str,
+    args: Value,
+) -> Stream {
+    let body = tool_call(id, name, args);
+    send(addr, "POST", Some(session), &[], Some(&body)).await
+}
+
+/// POSTs the client's `result` for the pushed request `id`: the response's status.
+async fn answer_push(
+    addr: std::net::SocketAddr,
+    session: &str,
+    id: &Value,
+    result: Value,
+) -> StatusCode {
+    let answer = json!({"jsonrpc": "2.0", "id": id, "result": result});
+    send(addr, "POST", Some(session), &[], Some(&answer))
+        .await
+        .status
+}
+
 #[tokio::test]
 async fn a_session_pushes_a_question_and_the_handler_completes() {
     let (srv, c) = server();
@@ -170,16 +195,12 @@ async fn a_session_pushes_a_question_and_the_handler_completes() {
     )
     .await;
     assert!(r.json().await["result"]["tools"].is_array());
-    let mut stream = send(
+    let mut stream = call_in(
         s.addr,
-        "POST",
-        Some(&session),
-        &[],
-        Some(&tool_call(
-            2,
-            "provision_database",
-            json!({"name": "orders"}),
-        )),
+        &session,
+        2,
+        "provision_database",
+        json!({"name": "orders"}),
     )
     .await;
     assert_eq!(stream.headers["content-type"], "text/event-stream");
@@ -188,9 +209,9 @@ async fn a_session_pushes_a_question_and_the_handler_completes() {
     let push = stream.message().await;
     assert_eq!(push["method"], "elicitation/create");
     assert_eq!(c.provisioned.load(Ordering::SeqCst), 0);
-    let answer = json!({"jsonrpc": "2.0", "id": push["id"], "result": {"action": "accept", "content": {"region": "us-east-1"}}});
-    let r = send(s.addr, "POST", Some(&session), &[], Some(&answer)).await;
-    assert_eq!(r.status, StatusCode::ACCEPTED);
+    let region = accept(json!({"region": "us-east-1"}));
+    let status = answer_push(s.addr, &session, &push["id"], region).await;
+    assert_eq!(status, StatusCode::ACCEPTED);
     let done = stream.message().await;
     assert_eq!(done["id"], 2);
     assert_eq!(
@@ -238,9 +259,9 @@ async fn a_pushed_question_answered_with_no_object_or_twice_is_refused_not_taken
     assert_eq!(pushes.len(), 1);
     assert_eq!(r["error"]["code"], -32602, "{r}");
     assert_eq!(c.provisioned.load(Ordering::SeqCst), 0);
-    let again = json!({"jsonrpc": "2.0", "id": answered[0], "result": {"action": "accept", "content": {"region": "eu-west-1"}}});
-    let r = send(s.addr, "POST", Some(&session), &[], Some(&again)).await;
-    assert_eq!(r.status, StatusCode::BAD_REQUEST, "answered twice");
+    let region = accept(json!({"region": "eu-west-1"}));
+    let status = answer_push(s.addr, &session, &answered[0], region).await;
+    assert_eq!(status, StatusCode::BAD_REQUEST, "answered twice");
     assert_eq!(c.provisioned.load(Ordering::SeqCst), 0);
     s.shutdown().await;
 }
@@ -250,12 +271,12 @@ async fn a_stream_cut_mid_question_is_resumed_with_last_event_id() {
     let (srv, c) = server();
     let s = start(srv, HttpConfig::default(), None).await;
     let session = initialize(s.addr, json!({"elicitation": {}})).await;
-    let mut stream = send(
+    let mut stream = call_in(
         s.addr,
-        "POST",
-        Some(&session),
-        &[],
-        Some(&tool_call(5, "provision_database", json!({"name": "logs"}))),
+        &session,
+        5,
+        "provision_database",
+        json!({"name": "logs"}),
     )
     .await;
     let _priming = stream.next().await.unwrap();
@@ -267,8 +288,8 @@ async fn a_stream_cut_mid_question_is_resumed_with_last_event_id() {
     };
     let push = push_event.data.unwrap();
     drop(stream); // the connection breaks: not a cancellation in 2025-11-25
-    let answer = json!({"jsonrpc": "2.0", "id": push["id"], "result": {"action": "accept", "content": {"region": "eu-west-1"}}});
-    send(s.addr, "POST", Some(&session), &[], Some(&answer)).await;
+    let region = accept(json!({"region": "eu-west-1"}));
+    answer_push(s.addr, &session, &push["id"], region).await;
     let last = push_event.id.unwrap();
     let mut resumed = resume(s.addr, &session, &last).await;
     let done = resumed.message().await;
@@ -325,22 +346,15 @@ async fn a_handler_closes_its_stream_after_a_pushed_question_and_the_client_resu
     let (srv, _) = server_with(ask_then_close_tool);
     let s = start(srv, HttpConfig::default(), None).await;
     let session = initialize(s.addr, json!({"elicitation": {}})).await;
-    let mut stream = send(
-        s.addr,
-        "POST",
-        Some(&session),
-        &[],
-        Some(&tool_call(4, "ask_then_close", json!({}))),
-    )
-    .await;
+    let mut stream = call_in(s.addr, &session, 4, "ask_then_close", json!({})).await;
     assert_eq!(stream.headers["content-type"], "text/event-stream");
     let _priming = stream.next().await.unwrap();
     let push = stream.next().await.unwrap();
     let question = push.data.clone().unwrap();
     assert_eq!(question["method"], "elicitation/create");
-    let answer = json!({"jsonrpc": "2.0", "id": question["id"], "result": {"action": "accept", "content": {"go": true}}});
-    let r = send(s.addr, "POST", Some(&session), &[], Some(&answer)).await;
-    assert_eq!(r.status, StatusCode::ACCEPTED);
+    let go = accept(json!({"go": true}));
+    let status = answer_push(s.addr, &session, &question["id"], go).await;
+    assert_eq!(status, StatusCode::ACCEPTED);
     assert!(
         stream.next().await.is_none(),
         "the connection closes before the response"
@@ -364,14 +378,7 @@ async fn a_handler_closes_the_connection_and_the_client_resumes_the_stream() {
     let (srv, _) = server_with(polling_tool);
     let s = start(srv, HttpConfig::default(), None).await;
     let session = initialize(s.addr, json!({})).await;
-    let mut stream = send(
-        s.addr,
-        "POST",
-        Some(&session),
-        &[],
-        Some(&tool_call(9, "poll", json!({}))),
-    )
-    .await;
+    let mut stream = call_in(s.addr, &session, 9, "poll", json!({})).await;
     assert_eq!(stream.headers["content-type"], "text/event-stream");
     let priming = stream.next().await.unwrap();
     assert!(priming.data.is_none());
@@ -435,14 +442,7 @@ async fn drive(
     args: Value,
     mut answer: impl FnMut(&Value) -> Value,
 ) -> (Value, Vec<Value>) {
-    let mut stream = send(
-        addr,
-        "POST",
-        Some(session),
-        &[],
-        Some(&tool_call(id, tool, args)),
-    )
-    .await;
+    let mut stream = call_in(addr, session, id, tool, args).await;
     if stream.headers["content-type"] == "application/json" {
         return (stream.json().await, Vec::new());
     }
@@ -453,10 +453,9 @@ async fn drive(
             return (m, pushes);
         }
         if m.get("method").is_some() && m.get("id").is_some() {
-            let reply = json!({"jsonrpc": "2.0", "id": m["id"], "result": answer(&m)});
+            let status = answer_push(addr, session, &m["id"], answer(&m)).await;
             pushes.push(m);
-            let r = send(addr, "POST", Some(session), &[], Some(&reply)).await;
-            assert_eq!(r.status, StatusCode::ACCEPTED);
+            assert_eq!(status, StatusCode::ACCEPTED);
         }
     }
 }
@@ -517,14 +516,7 @@ async fn a_request_that_ends_at_once_is_json_and_its_notifications_still_come_fi
     let (srv, _) = server();
     let s = start(srv, HttpConfig::default(), None).await;
     let session = initialize(s.addr, json!({})).await;
-    let r = send(
-        s.addr,
-        "POST",
-        Some(&session),
-        &[],
-        Some(&tool_call(1, "add", json!({"a": 2, "b": 3}))),
-    )
-    .await;
+    let r = call_in(s.addr, &session, 1, "add", json!({"a": 2, "b": 3})).await;
     assert_eq!(r.status, StatusCode::OK);
     assert_eq!(r.headers["content-type"], "application/json");
     let v = r.json().await;
@@ -625,12 +617,12 @@ async fn a_client_that_vanishes_mid_question_leaves_nothing_behind() {
         .metrics()
         .num_alive_tasks();
     let session = initialize(addr, json!({"elicitation": {}})).await;
-    let mut stream = send(
+    let mut stream = call_in(
         addr,
-        "POST",
-        Some(&session),
-        &[],
-        Some(&tool_call(1, "provision_database", json!({"name": "x"}))),
+        &session,
+        1,
+        "provision_database",
+        json!({"name": "x"}),
     )
     .await;
     let push = stream.message().await;
