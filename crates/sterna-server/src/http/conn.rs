@@ -21,10 +21,10 @@ use hyper_util::server::conn::auto;
 use hyper_util::service::TowerToHyperService;
 use std::pin::Pin;
 use std::sync::Arc;
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::task::{Context, Poll};
 use std::time::Duration;
-use tokio::sync::Notify;
+use tokio::time::Instant;
 use tokio_util::sync::CancellationToken;
 
 /// Streams a client may reset before the server has served them, before `GOAWAY`
@@ -129,12 +129,25 @@ pub(crate) async fn drive<I>(
 }
 
 /// The requests in flight on one connection, counted from the call to the end (or drop)
-/// of the response body.
-#[derive(Debug, Default)]
+/// of the response body, and when the last one ended: a request that ends wakes nobody
+/// (the watchdog reads the time when its timer fires).
+#[derive(Debug)]
 pub(crate) struct Activity {
     active: AtomicUsize,
-    /// Signalled when the count falls to zero.
-    quiet: Notify,
+    /// When the count last fell to zero, in milliseconds after `epoch`.
+    quiet_since: AtomicU64,
+    /// When the connection was accepted (idle since then until its first request).
+    epoch: Instant,
+}
+
+impl Default for Activity {
+    fn default() -> Self {
+        Self {
+            active: AtomicUsize::new(0),
+            quiet_since: AtomicU64::new(0),
+            epoch: Instant::now(),
+        }
+    }
 }
 
 impl Activity {
@@ -144,22 +157,23 @@ impl Activity {
         ActiveGuard(self.clone())
     }
 
-    /// Completes once no request has been in flight for `idle` in a row.
+    /// When nothing is in flight: since when.
+    fn quiet(&self) -> Option<Instant> {
+        if self.active.load(Ordering::Acquire) > 0 {
+            return None;
+        }
+        let ms = self.quiet_since.load(Ordering::Acquire);
+        Some(self.epoch + Duration::from_millis(ms))
+    }
+
+    /// Completes once no request has been in flight for `idle` in a row: one timer at a
+    /// time, set for when that would be.
     async fn idle_for(&self, idle: Duration) {
         loop {
-            // A stored permit (a request that ended meanwhile) restarts the clock.
-            let quiet = self.quiet.notified();
-            if self.active.load(Ordering::Acquire) > 0 {
-                quiet.await;
-                continue;
-            }
-            tokio::select! {
-                () = tokio::time::sleep(idle) => {
-                    if self.active.load(Ordering::Acquire) == 0 {
-                        return;
-                    }
-                }
-                () = quiet => {}
+            match self.quiet() {
+                Some(since) if since + idle <= Instant::now() => return,
+                Some(since) => tokio::time::sleep_until(since + idle).await,
+                None => tokio::time::sleep(idle).await,
             }
         }
     }
@@ -171,9 +185,11 @@ pub(crate) struct ActiveGuard(Arc<Activity>);
 
 impl Drop for ActiveGuard {
     fn drop(&mut self) {
-        if self.0.active.fetch_sub(1, Ordering::AcqRel) == 1 {
-            self.0.quiet.notify_one();
-        }
+        let a = &self.0;
+        // Stored before the count falls, so a watchdog that sees zero sees this time.
+        let ms = u64::try_from(a.epoch.elapsed().as_millis()).unwrap_or(u64::MAX);
+        a.quiet_since.fetch_max(ms, Ordering::AcqRel);
+        a.active.fetch_sub(1, Ordering::AcqRel);
     }
 }
 
@@ -285,5 +301,32 @@ mod tests {
         drop(guard);
         let idle = tokio::time::timeout(Duration::from_secs(2), a.idle_for(Duration::from_secs(1)));
         assert!(idle.await.is_ok());
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn a_request_that_ended_restarts_the_clock() {
+        let a = Arc::new(Activity::default());
+        let started = Instant::now();
+        let watchdog = {
+            let a = a.clone();
+            tokio::spawn(async move { a.idle_for(Duration::from_secs(1)).await })
+        };
+        tokio::time::sleep(Duration::from_millis(900)).await;
+        drop(a.start());
+        watchdog.await.unwrap();
+        let waited = started.elapsed();
+        assert!(
+            waited >= Duration::from_millis(1900),
+            "idle for 1 s after the request at 0.9 s, closed at {waited:?}"
+        );
+        assert!(waited < Duration::from_millis(2000), "closed at {waited:?}");
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn a_connection_that_never_asks_is_idle_from_its_acceptance() {
+        let a = Activity::default();
+        let started = Instant::now();
+        a.idle_for(Duration::from_secs(3)).await;
+        assert_eq!(started.elapsed().as_secs(), 3);
     }
 }

@@ -33,9 +33,11 @@ impl QuotaKey {
     /// [`Principal::with_peer`]).
     pub fn of(principal: &Principal) -> Self {
         match (principal.id(), principal.peer()) {
-            (Some(id), _) => Self::digest('p', id.as_bytes()),
-            (None, Some(peer)) => Self::digest('a', peer_share(peer).as_bytes()),
-            (None, None) => Self(Arc::from(UNKNOWN_PEER)),
+            (Some(id), _) => recent::key_of_id(id, |id| Self::digest('p', id.as_bytes())),
+            (None, Some(peer)) => recent::key_of_peer(share(peer), |share| {
+                Self::digest('a', peer_share(share).as_bytes())
+            }),
+            (None, None) => recent::key_of_unknown(|| Self(Arc::from(UNKNOWN_PEER))),
         }
     }
 
@@ -63,13 +65,69 @@ impl QuotaKey {
 
 /// The share an anonymous peer gets: its IPv4 address, or the /64 of an IPv6 address (one
 /// host usually holds a whole /64). An IPv4-mapped IPv6 address counts as the IPv4 one.
-fn peer_share(peer: IpAddr) -> String {
+fn share(peer: IpAddr) -> IpAddr {
     match peer.to_canonical() {
+        IpAddr::V6(v6) => IpAddr::V6((u128::from(v6) & !((1u128 << 64) - 1)).into()),
+        v4 => v4,
+    }
+}
+
+/// A [`share`] as text.
+fn peer_share(share: IpAddr) -> String {
+    match share {
         IpAddr::V4(v4) => v4.to_string(),
-        IpAddr::V6(v6) => {
-            let bits = u128::from(v6) & !((1u128 << 64) - 1);
-            format!("{}/64", std::net::Ipv6Addr::from(bits))
-        }
+        IpAddr::V6(v6) => format!("{v6}/64"),
+    }
+}
+
+/// The keys this thread computed lately, so that a client's every request does not hash
+/// its id or address again (a key is a pure function of either). At most `MAX` of each,
+/// forgotten all at once when full.
+mod recent {
+    use super::QuotaKey;
+    use std::cell::RefCell;
+    use std::collections::HashMap;
+    use std::net::IpAddr;
+    use std::sync::Arc;
+
+    pub(super) const MAX: usize = 256;
+
+    #[derive(Default)]
+    struct Recent {
+        ids: HashMap<Arc<str>, QuotaKey>,
+        peers: HashMap<IpAddr, QuotaKey>,
+        unknown: Option<QuotaKey>,
+    }
+
+    thread_local! {
+        static RECENT: RefCell<Recent> = RefCell::default();
+    }
+
+    pub(super) fn key_of_id(id: &str, make: impl FnOnce(&str) -> QuotaKey) -> QuotaKey {
+        RECENT.with_borrow_mut(|r| {
+            if let Some(k) = r.ids.get(id) {
+                return k.clone();
+            }
+            if r.ids.len() >= MAX {
+                r.ids.clear();
+            }
+            let k = make(id);
+            r.ids.insert(Arc::from(id), k.clone());
+            k
+        })
+    }
+
+    pub(super) fn key_of_peer(share: IpAddr, make: impl FnOnce(IpAddr) -> QuotaKey) -> QuotaKey {
+        RECENT.with_borrow_mut(|r| {
+            if r.peers.len() >= MAX && !r.peers.contains_key(&share) {
+                r.peers.clear();
+            }
+            r.peers.entry(share).or_insert_with(|| make(share)).clone()
+        })
+    }
+
+    pub(super) fn key_of_unknown(make: impl FnOnce() -> QuotaKey) -> QuotaKey {
+        RECENT.with_borrow_mut(|r| r.unknown.get_or_insert_with(make).clone())
     }
 }
 
@@ -232,6 +290,22 @@ mod tests {
         let peer: IpAddr = "127.0.0.2".parse().unwrap();
         let anon = QuotaKey::of(&Principal::anonymous().with_peer(peer));
         assert_eq!(anon.as_str(), "a6b7a6aac11690714d2303d7cd4e158c4");
+    }
+
+    #[test]
+    fn remembered_keys_are_the_keys_computed_afresh() {
+        // More ids and peers than a thread remembers, twice: the second pass reads some
+        // keys back and computes the others again.
+        for _ in 0..2 {
+            for i in 0..(2 * recent::MAX as u32 + 7) {
+                let id = format!("client-{i}");
+                let by_id = QuotaKey::of(&Principal::new(id.as_str()));
+                assert_eq!(by_id, QuotaKey::digest('p', id.as_bytes()));
+                let ip = IpAddr::from(i.to_be_bytes());
+                let by_peer = QuotaKey::of(&Principal::anonymous().with_peer(ip));
+                assert_eq!(by_peer, QuotaKey::digest('a', ip.to_string().as_bytes()));
+            }
+        }
     }
 
     #[test]

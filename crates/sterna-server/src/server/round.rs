@@ -83,7 +83,7 @@ pub(crate) struct Round<'s, 'a> {
 /// A new flow's id: 128 random bits.
 fn new_flow_id() -> [u8; 16] {
     let mut id = [0u8; 16];
-    crate::state::fill_random(&mut id);
+    crate::state::fill_id(&mut id);
     id
 }
 

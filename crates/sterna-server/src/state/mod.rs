@@ -17,6 +17,7 @@ pub(crate) mod codec;
 pub(crate) mod digest;
 mod flow;
 mod keys;
+mod random;
 mod replay;
 #[cfg(feature = "tasks")]
 pub(crate) mod sealed;
@@ -31,6 +32,7 @@ pub(crate) use keys::fill_random;
 #[cfg(feature = "legacy")]
 pub(crate) use keys::random_id;
 pub use keys::{KEY_LEN, KeyError, StateKeys};
+pub(crate) use random::fill_id;
 pub(crate) use replay::unix_now;
 pub use replay::{MemoryReplayStore, ReplayError, ReplayStore};
 pub use store::{MemoryStateStore, StateStore, StoreError, StoreStates};

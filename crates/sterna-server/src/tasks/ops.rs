@@ -152,6 +152,6 @@ impl Tasks {
 fn new_id() -> String {
     use base64::Engine;
     let mut b = [0u8; 18];
-    crate::state::fill_random(&mut b);
+    crate::state::fill_id(&mut b);
     base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(b)
 }

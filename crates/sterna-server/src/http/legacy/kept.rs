@@ -66,15 +66,22 @@ impl Kept {
         self.map.drain().map(|(_, log)| log)
     }
 
+    /// Forgets the streams ended a `window` before `now`, then the oldest ended ones
+    /// beyond `max_ended` (down to half of it): one look at each stream, no clock read.
     fn sweep(&mut self, window: Duration, now: Instant) {
         #[cfg(test)]
         {
             self.visits += self.map.len();
         }
-        self.map.retain(|_, log| !log.expired(window));
-        let mut ended: Vec<(Instant, u64)> = (self.map.iter())
-            .filter_map(|(id, log)| log.ended_at().map(|t| (t, *id)))
-            .collect();
+        let mut ended: Vec<(Instant, u64)> = Vec::new();
+        self.map.retain(|id, log| match log.ended_at() {
+            Some(t) if now.saturating_duration_since(t) >= window => false,
+            Some(t) => {
+                ended.push((t, *id));
+                true
+            }
+            None => true,
+        });
         if ended.len() > self.max_ended {
             ended.sort_unstable();
             let forget = ended.len() - self.max_ended / 2;

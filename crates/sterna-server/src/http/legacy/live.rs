@@ -117,7 +117,13 @@ impl Live {
         if map.len() >= self.max_in_flight {
             return Err(Busy::Full(self.max_in_flight));
         }
-        let token = self.ended.child_token();
+        // Not a child of `ended` (a child costs a lock of the session's token to make and
+        // to drop): `end` cancels what it finds here, and whatever registers after it
+        // starts cancelled (both under this map's lock).
+        let token = CancellationToken::new();
+        if self.ended.is_cancelled() {
+            token.cancel();
+        }
         map.insert(id.clone(), token.clone());
         Ok(token)
     }
@@ -140,6 +146,9 @@ impl Live {
     /// The session ended: every request stops, every push fails, streams end.
     pub(crate) fn end(&self) {
         self.ended.cancel();
+        lock(&self.in_flight)
+            .values()
+            .for_each(CancellationToken::cancel);
         self.pushes.close();
         for log in lock(&self.streams).drain() {
             log.finish(None);
@@ -161,7 +170,7 @@ const MAX_STREAM_ID: u64 = (1 << 53) - 1;
 /// A random first stream id (one draw per session and process).
 fn random_start() -> u64 {
     let mut b = [0u8; 8];
-    crate::state::fill_random(&mut b);
+    crate::state::fill_id(&mut b);
     u64::from_le_bytes(b) & (MAX_STREAM_ID >> 1)
 }
 

@@ -129,11 +129,6 @@ impl StreamLog {
         self.lock().ended_at
     }
 
-    /// Whether it ended more than `window` ago (nobody may resume it any more).
-    pub(crate) fn expired(&self, window: Duration) -> bool {
-        self.lock().ended_at.is_some_and(|t| t.elapsed() >= window)
-    }
-
     /// The position of the last message so far (0 when none).
     pub(crate) fn last(&self) -> u64 {
         self.lock().next - 1
