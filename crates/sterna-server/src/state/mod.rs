@@ -28,6 +28,7 @@ mod tamper;
 
 pub(crate) use codec::{Binding, Carried, FlowState};
 pub(crate) use flow::{Refused, SealError};
+#[cfg(feature = "jwt")]
 pub(crate) use keys::fill_random;
 #[cfg(feature = "legacy")]
 pub(crate) use keys::random_id;
