@@ -256,16 +256,22 @@ async fn push_all(
         let e = ErrorObject::internal("this request has no stream to push questions on");
         return Err(PushFailure::Refused(e));
     };
-    let legs = requests.into_iter().map(|(key, request)| async move {
+    let leg = |(key, request): (String, InputRequest)| async move {
         let params = push_params(session, urls, &key, &request);
         let answer = session
             .pushes
             .ask(out, request.method(), params.as_ref(), within, &env.cancel)
             .await?;
         Ok::<_, PushFailure>((key, answer))
-    });
+    };
     // Each answer goes on as the client wrote it (the round checks it), keyed as asked.
-    Ok(try_join_all(legs).await?.into_iter().collect())
+    let mut requests = requests.into_iter();
+    if requests.len() == 1 {
+        // The usual round: one question, awaited as it is (no join, no list of legs).
+        let only = requests.next().expect("one question");
+        return Ok(Answers::from([leg(only).await?]));
+    }
+    Ok(try_join_all(requests.map(leg)).await?.into_iter().collect())
 }
 
 /// A URL elicitation as 2025-11-25 sends it: with the `elicitationId` sterna issued.
