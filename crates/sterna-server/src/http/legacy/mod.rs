@@ -205,7 +205,12 @@ impl HttpEra for LegacyHttp {
         caller: Caller,
         message: Inbound<'a>,
     ) -> BoxFuture<'a, Response<McpBody>> {
-        Box::pin(self.post(server, headers, caller, message))
+        match message {
+            Inbound::Request { .. } => {
+                Box::pin(self.post_request(server, headers, caller, message))
+            }
+            other => Box::pin(self.post_other(headers, caller, other)),
+        }
     }
 
     fn get<'a>(

@@ -32,21 +32,34 @@ fn bad_request(id: Option<&RequestId>, message: &str) -> Response<McpBody> {
 }
 
 impl LegacyHttp {
-    /// A POST without the 2026-07-28 claim, as the endpoint read it.
-    pub(crate) async fn post(
+    /// A request POSTed without the 2026-07-28 claim, as the endpoint read it.
+    pub(crate) async fn post_request(
         &self,
         server: &Server,
         headers: &HeaderMap,
         caller: Caller,
         message: Inbound<'_>,
     ) -> Response<McpBody> {
-        let version = headers.get("mcp-protocol-version").map(HeaderValue::to_str);
-        if let Some(v) = version
-            && !v.is_ok_and(sterna_types::legacy::is_legacy)
-        {
-            return bad_request(None, "Bad Request: Unsupported protocol version");
-        }
-        let found = match self.find(headers, &caller.principal).await {
+        let found = match self.found(headers, &caller).await {
+            Ok(f) => f,
+            Err(answer) => return answer,
+        };
+        let Some(request) = message.into_owned_request() else {
+            return bad_request(None, "Bad Request");
+        };
+        self.request(server, caller, found, request).await
+    }
+
+    /// Anything else POSTed without the 2026-07-28 claim (an answer to a pushed question,
+    /// a notification, an unreadable message): a future of its own, a fraction of the
+    /// size of a request's, which holds the whole run of the request.
+    pub(crate) async fn post_other(
+        &self,
+        headers: &HeaderMap,
+        caller: Caller,
+        message: Inbound<'_>,
+    ) -> Response<McpBody> {
+        let found = match self.found(headers, &caller).await {
             Ok(f) => f,
             Err(answer) => return answer,
         };
@@ -60,13 +73,26 @@ impl LegacyHttp {
                 }
                 _ => plain(StatusCode::ACCEPTED),
             },
-            request @ Inbound::Request { .. } => {
-                let Some(request) = request.into_owned_request() else {
-                    return bad_request(None, "Bad Request");
-                };
-                self.request(server, caller, found, request).await
-            }
+            Inbound::Request { .. } => bad_request(None, "Bad Request"),
         }
+    }
+
+    /// The session a POST names, after its version header is checked.
+    async fn found(
+        &self,
+        headers: &HeaderMap,
+        caller: &Caller,
+    ) -> Result<Option<Found>, Response<McpBody>> {
+        let version = headers.get("mcp-protocol-version").map(HeaderValue::to_str);
+        if let Some(v) = version
+            && !v.is_ok_and(sterna_types::legacy::is_legacy)
+        {
+            return Err(bad_request(
+                None,
+                "Bad Request: Unsupported protocol version",
+            ));
+        }
+        self.find(headers, &caller.principal).await
     }
 
     async fn notified(
