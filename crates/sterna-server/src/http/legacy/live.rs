@@ -279,3 +279,32 @@ impl Lives {
         live_sessions(map.len());
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ending_a_session_cancels_its_requests_and_any_registered_after() {
+        let live = Live::default();
+        let running = live.register(&RequestId::Number(1)).unwrap();
+        assert!(!running.is_cancelled());
+        live.end();
+        assert!(running.is_cancelled(), "in flight when the session ended");
+        let late = live.register(&RequestId::Number(2)).unwrap();
+        assert!(
+            late.is_cancelled(),
+            "registered after the end: starts cancelled"
+        );
+    }
+
+    #[test]
+    fn a_cancelled_request_is_cancelled_alone() {
+        let live = Live::default();
+        let one = live.register(&RequestId::Number(1)).unwrap();
+        let two = live.register(&RequestId::Number(2)).unwrap();
+        assert!(live.cancel(&RequestId::Number(1)));
+        assert!(one.is_cancelled() && !two.is_cancelled());
+        assert!(!live.cancel(&RequestId::Number(1)), "cancelled once");
+    }
+}
