@@ -35,7 +35,7 @@ impl QuotaKey {
         match (principal.id(), principal.peer()) {
             (Some(id), _) => recent::key_of_id(id, |id| Self::digest('p', id.as_bytes())),
             (None, Some(peer)) => recent::key_of_peer(share(peer), |share| {
-                Self::digest('a', peer_share(share).as_bytes())
+                Self::digest('a', peer_share(*share).as_bytes())
             }),
             (None, None) => recent::key_of_unknown(|| Self(Arc::from(UNKNOWN_PEER))),
         }
@@ -85,8 +85,10 @@ fn peer_share(share: IpAddr) -> String {
 /// forgotten all at once when full.
 mod recent {
     use super::QuotaKey;
+    use std::borrow::Borrow;
     use std::cell::RefCell;
     use std::collections::HashMap;
+    use std::hash::Hash;
     use std::net::IpAddr;
     use std::sync::Arc;
 
@@ -104,26 +106,34 @@ mod recent {
     }
 
     pub(super) fn key_of_id(id: &str, make: impl FnOnce(&str) -> QuotaKey) -> QuotaKey {
-        RECENT.with_borrow_mut(|r| {
-            if let Some(k) = r.ids.get(id) {
-                return k.clone();
-            }
-            if r.ids.len() >= MAX {
-                r.ids.clear();
-            }
-            let k = make(id);
-            r.ids.insert(Arc::from(id), k.clone());
-            k
-        })
+        RECENT.with_borrow_mut(|r| remembered(&mut r.ids, id, |id: &str| Arc::from(id), make))
     }
 
-    pub(super) fn key_of_peer(share: IpAddr, make: impl FnOnce(IpAddr) -> QuotaKey) -> QuotaKey {
-        RECENT.with_borrow_mut(|r| {
-            if r.peers.len() >= MAX && !r.peers.contains_key(&share) {
-                r.peers.clear();
-            }
-            r.peers.entry(share).or_insert_with(|| make(share)).clone()
-        })
+    pub(super) fn key_of_peer(share: IpAddr, make: impl FnOnce(&IpAddr) -> QuotaKey) -> QuotaKey {
+        RECENT.with_borrow_mut(|r| remembered(&mut r.peers, &share, |s| *s, make))
+    }
+
+    /// The key remembered under `source`, else `make`'s, remembered (the map emptied first
+    /// when it holds `MAX`).
+    fn remembered<K, Q>(
+        map: &mut HashMap<K, QuotaKey>,
+        source: &Q,
+        own: impl FnOnce(&Q) -> K,
+        make: impl FnOnce(&Q) -> QuotaKey,
+    ) -> QuotaKey
+    where
+        K: Borrow<Q> + Hash + Eq,
+        Q: Hash + Eq + ?Sized,
+    {
+        if let Some(k) = map.get(source) {
+            return k.clone();
+        }
+        if map.len() >= MAX {
+            map.clear();
+        }
+        let k = make(source);
+        map.insert(own(source), k.clone());
+        k
     }
 
     pub(super) fn key_of_unknown(make: impl FnOnce() -> QuotaKey) -> QuotaKey {
