@@ -189,7 +189,42 @@ impl Cluster {
     /// Waits until every live node says `cluster_state:ok` and agrees on the slots'
     /// owners, and every replica's link to its primary is up.
     pub(crate) fn wait_ok(&self) {
-        wait("the cluster to be ok", || {
+        if !self.settled(Duration::from_secs(30)) {
+            panic!(
+                "timed out waiting for the cluster to be ok:\n{}",
+                self.views()
+            );
+        }
+    }
+
+    /// Each live node's view: `cluster nodes`, its state and its replication link.
+    fn views(&self) -> String {
+        let mut out = String::new();
+        for p in self.live_ports() {
+            let info = cli(p, &["cluster", "info"]);
+            let repl = cli(p, &["info", "replication"]);
+            let pick = |text: &str, keys: &[&str]| -> String {
+                text.lines()
+                    .filter(|l| keys.iter().any(|k| l.starts_with(k)))
+                    .collect::<Vec<_>>()
+                    .join(" ")
+            };
+            out += &format!(
+                "-- node {p}: {} {}\n{}",
+                pick(
+                    &info,
+                    &["cluster_state", "cluster_current_epoch", "cluster_my_epoch"]
+                ),
+                pick(&repl, &["role", "master_link_status"]),
+                cli(p, &["cluster", "nodes"])
+            );
+        }
+        out
+    }
+
+    /// Whether the cluster settles (see [`Cluster::wait_ok`]) within `limit`.
+    fn settled(&self, limit: Duration) -> bool {
+        within(limit, || {
             let live: Vec<u16> = self.live_ports();
             let views: Vec<String> = live
                 .iter()
@@ -213,7 +248,7 @@ impl Cluster {
                     let info = cli(p, &["info", "replication"]);
                     !info.contains("role:slave") || info.contains("master_link_status:up")
                 })
-        });
+        })
     }
 
     fn live_ports(&self) -> Vec<u16> {
@@ -304,22 +339,26 @@ impl Cluster {
     }
 
     /// Moves the slot of `key` (holding no keys: a channel's) to the primary on `to`, as
-    /// `redis-cli --cluster reshard` does for each slot.
+    /// `redis-cli --cluster reshard` does for each slot: the target imports it first (a
+    /// node importing a slot never gives it back to an older claim: without that, the
+    /// source's gossip could take it back between the two claims, leaving the target and
+    /// the replicas with one owner and the other primaries with another for good), then
+    /// claims it (which bumps its config epoch above every other), then the rest follow.
     pub(crate) fn move_slot_of(&self, key: &str, to: u16) {
         let any = self.live_ports()[0];
         let slot = cli(any, &["cluster", "keyslot", key]).trim().to_owned();
         let from = self.owner(key);
-        let target = self.id(to);
-        for port in [to, from] {
-            assert_eq!(
-                cli(port, &["cluster", "setslot", &slot, "node", &target]).trim(),
-                "OK"
-            );
+        let (source, target) = (self.id(from), self.id(to));
+        let steps: [(u16, &str, &str); 4] = [
+            (to, "importing", &source),
+            (from, "migrating", &target),
+            (to, "node", &target),
+            (from, "node", &target),
+        ];
+        for (port, how, node) in steps {
+            let said = cli(port, &["cluster", "setslot", &slot, how, node]);
+            assert_eq!(said.trim(), "OK", "setslot {slot} {how} on {port}");
         }
-        // The target's claim must outrank every other: after a failover the slot's owner
-        // holds the newest config epoch, and a claim with an older one is refused by the
-        // nodes that gossip did not reach first.
-        cli(to, &["cluster", "bumpepoch"]);
         for port in self.primaries() {
             if port != to && port != from {
                 cli(port, &["cluster", "setslot", &slot, "node", &target]);
@@ -373,16 +412,16 @@ impl Cluster {
     }
 }
 
-/// Polls `ready` every 50 ms for up to 30 s.
-fn wait(what: &str, mut ready: impl FnMut() -> bool) {
+/// Polls `ready` every 50 ms for up to `limit`: whether it became true.
+fn within(limit: Duration, mut ready: impl FnMut() -> bool) -> bool {
     let started = Instant::now();
-    while started.elapsed() < Duration::from_secs(30) {
+    while started.elapsed() < limit {
         if ready() {
-            return;
+            return true;
         }
         std::thread::sleep(Duration::from_millis(50));
     }
-    panic!("timed out waiting for {what}");
+    false
 }
 
 /// A plain connection to what `url` names (one Redis, or a `redis+cluster://` cluster),
