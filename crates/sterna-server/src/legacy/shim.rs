@@ -159,7 +159,8 @@ impl Legacy<'_> {
         let mut answers: Option<Answers> = None;
         let mut state: Option<FlowState> = None;
         let urls = Arc::new(UrlIds::default());
-        let env = env.era(urls.clone());
+        // Shared by the rounds, not copied into each.
+        let env = Arc::new(env.era(urls.clone()));
         for _ in 0..limits.max_rounds {
             let flow = FlowParams {
                 input_responses: RawField::Absent,
@@ -170,7 +171,7 @@ impl Legacy<'_> {
                 hold: true,
             };
             let outcome = self
-                .round(call, id.clone(), meta.clone(), flow, env.clone())
+                .round(call, id.clone(), meta.clone(), flow, &env)
                 .await?;
             let asked = match outcome {
                 Outcome::InputRequired(asked) => asked,
@@ -206,17 +207,18 @@ impl Legacy<'_> {
         id: RequestId,
         meta: Arc<RequestMeta>,
         flow: FlowParams<'_>,
-        mut env: RequestEnv,
+        env: &Arc<RequestEnv>,
     ) -> Option<Outcome> {
         let call = call.as_call();
         let span = crate::trace::request_span(call.method(), call.target().name(), &meta);
         if span.is_disabled() {
             // Inline, not boxed: one allocation less per round (the push loop's future,
             // boxed once per request, holds it).
-            return run(self.server, id, meta, call, flow, env).await;
+            return run(self.server, id, meta, call, flow, env.clone()).await;
         }
-        env.span = crate::trace::RequestSpan(span.clone());
-        let round = Box::pin(run(self.server, id, meta, call, flow, env));
+        let mut traced = RequestEnv::clone(env);
+        traced.span = crate::trace::RequestSpan(span.clone());
+        let round = Box::pin(run(self.server, id, meta, call, flow, Arc::new(traced)));
         crate::trace::traced(span, round).await
     }
 }

@@ -108,7 +108,7 @@ pub(crate) async fn run(
     meta: Arc<RequestMeta>,
     call: Call<'_>,
     flow: FlowParams<'_>,
-    env: RequestEnv,
+    env: Arc<RequestEnv>,
 ) -> Option<Outcome> {
     let cx = Cx {
         server,
@@ -128,7 +128,7 @@ struct Cx<'s> {
     server: &'s Server,
     id: RequestId,
     meta: Arc<RequestMeta>,
-    env: RequestEnv,
+    env: Arc<RequestEnv>,
 }
 
 fn failed(e: sterna_types::error::ErrorObject) -> Option<Outcome> {

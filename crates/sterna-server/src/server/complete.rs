@@ -19,6 +19,7 @@ pub(crate) async fn complete(
     use super::outcome::{Completed, Outcome, Payload};
     use sterna_types::error::ErrorObject;
     let (completer, target) = completer(server, &p);
+    let env = std::sync::Arc::new(env);
     let ctx = Context::from_inner(super::context::Inner::request(
         server.changes(),
         id.clone(),

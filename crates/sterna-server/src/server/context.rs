@@ -122,16 +122,14 @@ pub(crate) struct Inner {
     pub(crate) method: &'static str,
     pub(crate) target: Arc<str>,
     pub(crate) meta: Arc<RequestMeta>,
-    pub(crate) principal: Principal,
-    pub(crate) notifier: Option<Notifier>,
-    pub(crate) cancel: CancellationToken,
-    pub(crate) cut: Option<CancellationToken>,
+    /// What the transport knows of the request: shared by every round of it, not copied
+    /// into each (a principal, a notifier, two tokens).
+    pub(crate) env: Arc<RequestEnv>,
     pub(crate) round: u32,
     pub(crate) prev_app: Option<Vec<u8>>,
     pub(crate) next_app: Mutex<Option<Vec<u8>>>,
     pub(crate) resolver: Mutex<Option<Resolver>>,
     pub(crate) changes: super::changes::Changes,
-    pub(crate) era: Option<Arc<dyn EraSide>>,
     pub(crate) phase: Phase,
     /// Set by a declarative handler whose questions are all answered in
     /// [`Phase::QuestionsOnly`]: whoever asked them takes over.
@@ -157,23 +155,19 @@ impl Inner {
         method: &'static str,
         target: Arc<str>,
         meta: Arc<RequestMeta>,
-        env: &RequestEnv,
+        env: &Arc<RequestEnv>,
     ) -> Self {
         Self {
             id,
             method,
             target,
             meta,
-            principal: env.principal.clone(),
-            notifier: env.notifier.clone(),
-            cancel: env.cancel.clone(),
-            cut: env.cut.clone(),
+            env: env.clone(),
             round: 1,
             prev_app: None,
             next_app: Mutex::new(None),
             resolver: Mutex::new(None),
             changes: changes.clone(),
-            era: env.era.clone(),
             phase: Phase::Request,
             answered: std::sync::atomic::AtomicBool::new(false),
         }
@@ -268,7 +262,7 @@ impl Context {
 
     /// The authenticated caller.
     pub fn principal(&self) -> &Principal {
-        &self.inner.principal
+        &self.inner.env.principal
     }
 
     /// Announces list and resource changes to `subscriptions/listen` streams.
@@ -284,7 +278,7 @@ impl Context {
     /// The token cancelled when the client cancels or goes away. The SDK already stops
     /// the handler's future then; use it to stop work you spawned.
     pub fn cancellation(&self) -> &CancellationToken {
-        &self.inner.cancel
+        &self.inner.env.cancel
     }
 
     /// Closes the connection that carries this request's stream, without ending the
@@ -297,7 +291,7 @@ impl Context {
     /// any other request (2026-07-28, where closing the stream cancels the request, or
     /// stdio) this does nothing and returns `false`.
     pub fn close_stream(&self) -> bool {
-        match &self.inner.cut {
+        match &self.inner.env.cut {
             Some(cut) => {
                 cut.cancel();
                 true
@@ -374,7 +368,7 @@ impl Context {
     /// prompt. In 2026-07-28 there is no such message (the client learns the outcome by
     /// retrying): this does nothing.
     pub async fn complete_url_elicitation(&self, key: &str) {
-        let (Some(era), Some(n)) = (&self.inner.era, &self.inner.notifier) else {
+        let (Some(era), Some(n)) = (&self.inner.env.era, &self.inner.env.notifier) else {
             return;
         };
         if let Some(note) = era.url_elicitation_complete(key) {
@@ -423,7 +417,8 @@ impl Context {
     /// Sends `notifications/progress`, if the client asked for progress (a
     /// `progressToken` in `_meta`). Otherwise does nothing.
     pub async fn progress(&self, progress: f64, total: Option<f64>, message: Option<&str>) {
-        let (Some(token), Some(n)) = (&self.inner.meta.progress_token, &self.inner.notifier) else {
+        let (Some(token), Some(n)) = (&self.inner.meta.progress_token, &self.inner.env.notifier)
+        else {
             return;
         };
         let params = ProgressNotificationParams {
@@ -439,7 +434,7 @@ impl Context {
     /// Sends `notifications/message` when the client asked for log messages of at least
     /// this level (`io.modelcontextprotocol/logLevel` in `_meta`). Otherwise does nothing.
     pub async fn log(&self, level: LoggingLevel, data: impl Serialize) {
-        let (Some(min), Some(n)) = (self.inner.meta.log_level, &self.inner.notifier) else {
+        let (Some(min), Some(n)) = (self.inner.meta.log_level, &self.inner.env.notifier) else {
             return;
         };
         if level < min {

@@ -195,7 +195,7 @@ async fn answer_call(
     flow: FlowParams<'_>,
     env: RequestEnv,
 ) -> Option<Response> {
-    let outcome = call::run(server, id.clone(), meta, call, flow, env).await?;
+    let outcome = call::run(server, id.clone(), meta, call, flow, Arc::new(env)).await?;
     Some(respond(server, id, outcome))
 }
 

@@ -67,7 +67,7 @@ pub(crate) struct Round<'s, 'a> {
     server: &'s Server,
     id: RequestId,
     meta: Arc<RequestMeta>,
-    env: RequestEnv,
+    env: Arc<RequestEnv>,
     subject: Subject<'a>,
     flow: FlowParams<'a>,
     digest: Option<[u8; 32]>,
@@ -110,7 +110,7 @@ impl<'s, 'a> Round<'s, 'a> {
         server: &'s Server,
         id: RequestId,
         meta: Arc<RequestMeta>,
-        env: RequestEnv,
+        env: Arc<RequestEnv>,
         subject: Subject<'a>,
         flow: FlowParams<'a>,
     ) -> Self {

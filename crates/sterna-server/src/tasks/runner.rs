@@ -108,7 +108,7 @@ impl Runner<'_> {
             )));
         };
         let meta = Arc::new(rec.meta.clone());
-        let env = RequestEnv::cancelled_by(token.clone()).principal(principal);
+        let env = Arc::new(RequestEnv::cancelled_by(token.clone()).principal(principal));
         let rid = RequestId::String(format!("task-{}-{}", short(id), rec.run));
         let mut inner = CtxInner::request(
             self.server.changes(),
