@@ -14,7 +14,12 @@ waits until it listens on 127.0.0.1, and reads /proc/PID/status: VmRSS (resident
             client exceeds a per-client share (sterna: 100 sessions each), and reports the
             growth per session.
 
-Usage: bench/memory.py [--conns N] [--sessions-count N] [--sessions NAME,...] NAME=COMMAND ...
+Each figure is the median over --reps repetitions (3 by default), the servers interleaved in
+each: the file-backed part of RSS moves with the page cache from one process to the next (the
+pages the kernel maps around a fault are those it holds then), so one process of each compares
+badly.
+
+Usage: bench/memory.py [--reps N] [--conns N] [--sessions-count N] [--sessions NAME,...] NAME=COMMAND ...
 Python 3.11 standard library only; Linux (/proc).
 """
 
@@ -160,12 +165,29 @@ def measure(name: str, command: str, args) -> dict:
     return row
 
 
-def per(after: dict, before: dict, key: str, n: int) -> str:
-    return f"{(after[key] - before[key]) * 1024 / max(n, 1):,.0f}"
+def figures(r: dict, args) -> dict:
+    """The numbers of one measurement, by column."""
+    idle, conns = r["idle"], r["conns"]
+    out = {"idle": idle["VmRSS"], "anon": idle["RssAnon"], "file": idle["RssFile"],
+           "conn": (conns["VmRSS"] - idle["VmRSS"]) * 1024 / max(args.conns, 1),
+           "conn_anon": (conns["RssAnon"] - idle["RssAnon"]) * 1024 / max(args.conns, 1),
+           "peak": conns["VmHWM"]}
+    if "sessions" in r:
+        b, s, n = r["before_sessions"], r["sessions"], max(r["opened"], 1)
+        out.update(opened=r["opened"], session=(s["VmRSS"] - b["VmRSS"]) * 1024 / n,
+                   session_anon=(s["RssAnon"] - b["RssAnon"]) * 1024 / n)
+    return out
+
+
+def median(values: list) -> float:
+    v = sorted(values)
+    mid = len(v) // 2
+    return v[mid] if len(v) % 2 else (v[mid - 1] + v[mid]) / 2
 
 
 def main() -> None:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    p.add_argument("--reps", type=int, default=3, help="repetitions, servers interleaved; medians")
     p.add_argument("--conns", type=int, default=1000)
     p.add_argument("--sessions-count", type=int, default=10000)
     p.add_argument("--sessions", default="", help="comma-separated servers that take 2025 sessions")
@@ -176,23 +198,28 @@ def main() -> None:
     soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
     if soft < want:
         resource.setrlimit(resource.RLIMIT_NOFILE, (min(max(want, soft), hard), hard))
+    specs = [spec.partition("=")[::2] for spec in args.servers]
+    runs: dict = {name: [] for name, _ in specs}
+    for rep in range(max(args.reps, 1)):
+        for name, command in specs:
+            runs[name].append(figures(measure(name, command, args), args))
+    print(f"Medians of {max(args.reps, 1)} repetition(s), servers interleaved.\n")
     print("| server | idle RSS KiB | idle private (RssAnon) KiB | idle file-backed KiB "
           f"| RSS B/conn ({args.conns:,} held) | private B/conn | peak RSS (VmHWM) KiB with them "
           "| RSS B/session | private B/session |")
     print("|---|--:|--:|--:|--:|--:|--:|--:|--:|")
-    for spec in args.servers:
-        name, _, command = spec.partition("=")
-        r = measure(name, command, args)
-        idle, conns = r["idle"], r["conns"]
-        cells = [f"{idle['VmRSS']:,}", f"{idle['RssAnon']:,}", f"{idle['RssFile']:,}",
-                 per(conns, idle, "VmRSS", args.conns), per(conns, idle, "RssAnon", args.conns),
-                 f"{conns['VmHWM']:,}"]
-        if "sessions" in r:
-            b, s, n = r["before_sessions"], r["sessions"], r["opened"]
-            cells += [f"{per(s, b, 'VmRSS', n)} ({n:,} opened)", per(s, b, "RssAnon", n)]
+    for name, _ in specs:
+        m = {k: median([f[k] for f in runs[name]]) for k in runs[name][0]}
+        cells = [f"{m[k]:,.0f}" for k in ("idle", "anon", "file", "conn", "conn_anon", "peak")]
+        if "session" in m:
+            cells += [f"{m['session']:,.0f} ({m['opened']:,.0f} opened)", f"{m['session_anon']:,.0f}"]
         else:
             cells += ["–", "–"]
-        print(f"| {name} | " + " | ".join(cells) + " |", flush=True)
+        print(f"| {name} | " + " | ".join(cells) + " |")
+    print("\nEach repetition's idle RSS / private / peak KiB:")
+    for name, _ in specs:
+        reps = ", ".join(f"{f['idle']:,} / {f['anon']:,} / {f['peak']:,}" for f in runs[name])
+        print(f"- {name}: {reps}", flush=True)
 
 
 if __name__ == "__main__":
