@@ -86,7 +86,7 @@ impl Pushes {
     /// telling `watch` about each.
     pub(crate) fn new(max_pending: usize, watch: Option<Arc<dyn PushWatch>>) -> Self {
         Self {
-            origin: crate::state::random_id()[..8].to_owned(),
+            origin: crate::state::random_id::<16>()[..8].to_owned(),
             next: AtomicU64::new(0),
             waiting: Mutex::default(),
             closed: std::sync::atomic::AtomicBool::new(false),

@@ -113,7 +113,7 @@ impl UrlIds {
     fn id_for(&self, key: &str) -> String {
         let mut map = self.0.lock().unwrap_or_else(|p| p.into_inner());
         map.entry(key.to_owned())
-            .or_insert_with(|| format!("{key}-{}", crate::state::random_id()))
+            .or_insert_with(|| format!("{key}-{}", crate::state::random_id::<16>()))
             .clone()
     }
 

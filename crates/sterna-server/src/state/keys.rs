@@ -200,15 +200,6 @@ fn derive(master: &[u8; KEY_LEN]) -> Key {
     Key { id, aead, mac }
 }
 
-/// A random identifier: 128 bits, URL-safe base64 (session ids, elicitation ids).
-#[cfg(feature = "legacy")]
-pub(crate) fn random_id() -> String {
-    use base64::Engine;
-    let mut b = [0u8; 16];
-    fill_random(&mut b);
-    base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(b)
-}
-
 pub(crate) fn fill_random(buf: &mut [u8]) {
     getrandom::fill(buf).expect("the operating system provides random bytes");
 }

@@ -30,10 +30,10 @@ pub(crate) use codec::{Binding, Carried, FlowState};
 pub(crate) use flow::{Refused, SealError};
 #[cfg(feature = "jwt")]
 pub(crate) use keys::fill_random;
-#[cfg(feature = "legacy")]
-pub(crate) use keys::random_id;
 pub use keys::{KEY_LEN, KeyError, StateKeys};
 pub(crate) use random::fill_id;
+#[cfg(any(feature = "legacy", feature = "tasks"))]
+pub(crate) use random::random_id;
 pub(crate) use replay::unix_now;
 pub use replay::{MemoryReplayStore, ReplayError, ReplayStore};
 pub use store::{MemoryStateStore, StateStore, StoreError, StoreStates};

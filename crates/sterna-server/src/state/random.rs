@@ -1,5 +1,5 @@
 //! Random bytes for identifiers (flow ids, stream ids, stored-state references, task
-//! ids): the operating system's, drawn a block at a time per thread, so that a request
+//! ids, session and elicitation ids): the operating system's, drawn a block at a time per thread, so that a request
 //! that needs an id makes no system call of its own. Keys and nonces take theirs from
 //! the operating system directly ([`fill_random`](super::keys::fill_random)).
 
@@ -34,6 +34,15 @@ pub(crate) fn fill_id(buf: &mut [u8]) {
         taken.fill(0);
         pool.used += buf.len();
     });
+}
+
+/// A random identifier of `N` bytes, URL-safe base64 without padding.
+#[cfg(any(feature = "legacy", feature = "tasks"))]
+pub(crate) fn random_id<const N: usize>() -> String {
+    use base64::Engine;
+    let mut b = [0u8; N];
+    fill_id(&mut b);
+    base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(b)
 }
 
 #[cfg(test)]

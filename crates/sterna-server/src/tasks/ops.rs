@@ -150,8 +150,5 @@ impl Tasks {
 
 /// 144 random bits, base64url (24 characters).
 fn new_id() -> String {
-    use base64::Engine;
-    let mut b = [0u8; 18];
-    crate::state::fill_id(&mut b);
-    base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(b)
+    crate::state::random_id::<18>()
 }

@@ -208,7 +208,7 @@ impl LegacyHttp {
             Ok(opened) => opened,
             Err(e) => return rpc_error(StatusCode::OK, Some(&request.id), &e),
         };
-        let id = crate::state::random_id();
+        let id = crate::state::random_id::<16>();
         let opener = principal.id().map(str::to_owned);
         let record = session.record(opener, principal.dpop_jkt().map(str::to_owned));
         if let Err(e) = limits.check_record(&record) {
