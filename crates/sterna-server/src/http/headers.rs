@@ -87,11 +87,18 @@ fn check(
     };
     let decoded = decode_header_value(h)
         .ok_or_else(|| mismatch("Mcp-Name has an invalid base64 value".into()))?;
-    if Some(decoded.as_ref()) != name {
-        return Err(mismatch(format!(
-            "Mcp-Name header value '{h}' does not match body value '{}'",
-            name.unwrap_or("")
-        )));
+    match name {
+        Some(body) if body != decoded.as_ref() => {
+            return Err(mismatch(format!(
+                "Mcp-Name header value '{h}' does not match body value '{body}'"
+            )));
+        }
+        Some(_) => {}
+        None => {
+            return Err(mismatch(format!(
+                "Mcp-Name header value '{h}' does not match the body, whose params name nothing readable"
+            )));
+        }
     }
     let mirrored = (method == "tools/call")
         .then(|| name.and_then(|n| server.tool_header_params(n)))

@@ -195,13 +195,14 @@ impl<'a> Params<'a> {
         match ParamsSeed::of(method).deserialize(&mut de) {
             Ok(p) => p.with_meta(),
             Err(e) => {
-                let meta = serde_json::from_str::<RawMeta<'a>>(raw.get())
-                    .ok()
-                    .and_then(|m| m.meta);
-                (
-                    Err(invalid(format!("Invalid params: {e}"))),
-                    decode_meta(meta).map(Arc::new),
-                )
+                let error = invalid(format!("Invalid params: {e}"));
+                // Unreadable even for `_meta` alone (given twice, nested too deep): the
+                // params' own error says why, not "missing".
+                let meta = match serde_json::from_str::<RawMeta<'a>>(raw.get()) {
+                    Ok(m) => decode_meta(m.meta).map(Arc::new),
+                    Err(_) => Err(error.clone()),
+                };
+                (Err(error), meta)
             }
         }
     }

@@ -178,6 +178,33 @@ async fn standard_header_errors_are_minus_32020_with_400() {
     s.shutdown().await;
 }
 
+/// A body that names its target twice (`"name":"add","name":"other"`) is never matched
+/// against `Mcp-Name` by one of its readings: it is refused, and the error says the body
+/// names nothing readable (not that it named an empty string).
+#[tokio::test]
+async fn a_target_named_twice_is_refused_as_unreadable() {
+    let (srv, _) = server();
+    let s = start(srv, HttpConfig::default(), None).await;
+    let body = call(4, "add", json!({"a": 1, "b": 2}));
+    let raw = body
+        .to_string()
+        .replacen(r#""name":"add""#, r#""name":"add","name":"other""#, 1);
+    assert!(raw.contains("other"), "{raw}");
+    for name in ["add", "other"] {
+        let mut h = std_headers(&body);
+        set(&mut h, "mcp-name", name);
+        let r = send(s.addr, "POST", &h, &raw).await;
+        assert_eq!(r.status, StatusCode::BAD_REQUEST, "{}", r.body);
+        assert_eq!(r.code(), -32020, "{}", r.body);
+        let message = r.json()["error"]["message"]
+            .as_str()
+            .unwrap_or_default()
+            .to_owned();
+        assert!(message.contains("name nothing readable"), "{message}");
+    }
+    s.shutdown().await;
+}
+
 #[tokio::test]
 async fn mirrored_parameters_are_checked_against_the_body() {
     let (srv, _) = server();

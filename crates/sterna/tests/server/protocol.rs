@@ -536,3 +536,32 @@ async fn one_pass_and_two_pass_readers_agree() {
     }
     assert_eq!(compared, methods.len() * params.len());
 }
+
+/// Params that cannot be read name what is wrong with them: a `_meta` given twice, or
+/// one nested too deep to read, is not reported as missing.
+#[tokio::test]
+async fn unreadable_params_say_why_not_that_meta_is_missing() {
+    let (srv, _) = server();
+    let mut w = Wire::new(&srv);
+    let m = meta(json!({})).to_string();
+    let twice = format!(
+        r#"{{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{{"_meta":{m},"_meta":{m}}}}}"#
+    );
+    // Deep values the server ignores cost nothing (skipped without recursion); one it
+    // must read, inside `_meta`, is refused for its depth.
+    let deep_meta = format!(r#"{{"deep":{}{}}}"#, "[".repeat(1000), "]".repeat(1000));
+    let deep = format!(
+        r#"{{"jsonrpc":"2.0","id":2,"method":"tools/list","params":{{"_meta":{deep_meta}}}}}"#
+    );
+    for (line, says) in [
+        (twice, "duplicate field `_meta`"),
+        (deep, "recursion limit"),
+    ] {
+        w.send_raw(&line).await;
+        let r = w.recv().await;
+        assert_eq!(error_code(&r), -32602, "{r}");
+        let message = r["error"]["message"].as_str().unwrap_or_default();
+        assert!(message.contains(says), "{message}");
+        assert!(!message.contains("Missing"), "{message}");
+    }
+}
