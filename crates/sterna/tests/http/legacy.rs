@@ -432,6 +432,66 @@ async fn sessions_end_with_delete_and_unknown_ones_are_404() {
     s.shutdown().await;
 }
 
+/// Every GET or DELETE a session refuses says why, as a JSON-RPC error (it was an empty
+/// body); a `Last-Event-ID` that is not text is refused, not read as absent (which opened
+/// the session's standalone stream instead).
+#[tokio::test]
+async fn a_session_refuses_a_get_or_delete_with_a_reason() {
+    let (srv, _) = server();
+    let s = start(srv, HttpConfig::default(), None).await;
+    let session = initialize(s.addr, json!({})).await;
+    let refusals: [(&str, Vec<(&str, &str)>, Option<&str>, StatusCode, &str); 5] = [
+        (
+            "GET",
+            vec![("last-event-id", "5-abc")],
+            Some(&session),
+            StatusCode::BAD_REQUEST,
+            "Last-Event-ID",
+        ),
+        (
+            "GET",
+            vec![("last-event-id", "5-\u{e9}")],
+            Some(&session),
+            StatusCode::BAD_REQUEST,
+            "Last-Event-ID",
+        ),
+        (
+            "GET",
+            vec![("last-event-id", "999-0")],
+            Some(&session),
+            StatusCode::BAD_REQUEST,
+            "no stream",
+        ),
+        (
+            "DELETE",
+            vec![],
+            None,
+            StatusCode::BAD_REQUEST,
+            "Mcp-Session-Id",
+        ),
+        (
+            "GET",
+            vec![],
+            Some(&session),
+            StatusCode::CONFLICT,
+            "already",
+        ),
+    ];
+    // The last case needs the session's standalone stream open already.
+    let standalone = send(s.addr, "GET", Some(&session), &[], None).await;
+    assert_eq!(standalone.status, StatusCode::OK);
+    for (method, extra, session, status, says) in refusals {
+        let r = send(s.addr, method, session, &extra, None).await;
+        assert_eq!(r.status, status, "{method} {extra:?}");
+        let v = r.json().await;
+        assert_eq!(v["error"]["code"], -32600, "{v}");
+        let message = v["error"]["message"].as_str().unwrap_or_default();
+        assert!(message.contains(says), "{method} {extra:?}: {message}");
+    }
+    drop(standalone);
+    s.shutdown().await;
+}
+
 /// Calls `tool` in an HTTP session, answering each pushed question (by POST) with
 /// `answer(push)`; returns the final response and the pushes seen.
 async fn drive(

@@ -31,25 +31,28 @@ impl LegacyHttp {
         }
         let found = match self.find(headers, &principal).await {
             Ok(Some(f)) => f,
-            Ok(None) => {
-                let e = ErrorObject::new(ErrorCode::INVALID_REQUEST, "Mcp-Session-Id is required");
-                return rpc_error(StatusCode::BAD_REQUEST, None, &e);
-            }
+            Ok(None) => return refuse(StatusCode::BAD_REQUEST, "Mcp-Session-Id is required"),
             Err(answer) => return answer,
         };
+        // Not text is as unreadable as not an event id: refused, never taken for absent.
         let resume = headers
             .get("last-event-id")
-            .and_then(|v| v.to_str().ok())
-            .map(|v| parse_event_id(v).ok_or(()));
+            .map(|v| v.to_str().ok().and_then(parse_event_id).ok_or(()));
         let (log, cursor) = match resume {
             Some(Ok((stream, seq))) => match found.live.stream(stream) {
                 Some(log) => (log, seq),
                 None => return self.resume_shared(&found, stream, seq).await,
             },
-            Some(Err(())) => return plain(StatusCode::BAD_REQUEST),
+            Some(Err(())) => {
+                let msg = "Last-Event-ID is not an event id of this server";
+                return refuse(StatusCode::BAD_REQUEST, msg);
+            }
             None => match self.standalone(server, &found) {
                 Some(log) => (log, u64::MAX),
-                None => return plain(StatusCode::CONFLICT),
+                None => {
+                    let msg = "Conflict: this session's stream is already being read";
+                    return refuse(StatusCode::CONFLICT, msg);
+                }
             },
         };
         let from = if cursor == u64::MAX {
@@ -71,7 +74,7 @@ impl LegacyHttp {
     /// there is none, or it does not know the stream).
     async fn resume_shared(&self, found: &Found, stream: u64, after: u64) -> Response<McpBody> {
         let Some(store) = self.config.streams.clone().filter(|_| stream != 0) else {
-            return plain(StatusCode::BAD_REQUEST);
+            return no_stream();
         };
         let remote = Remote {
             store,
@@ -82,7 +85,7 @@ impl LegacyHttp {
             ended: found.live.ended.clone(),
         };
         let Some(first) = remote.first(after).await else {
-            return plain(StatusCode::BAD_REQUEST);
+            return no_stream();
         };
         tracing::debug!("a stream resumed from the shared store");
         metrics::counter!(crate::metrics::RESUMES, "from" => "store").increment(1);
@@ -117,7 +120,7 @@ impl LegacyHttp {
     ) -> Response<McpBody> {
         let found = match self.find(headers, &principal).await {
             Ok(Some(f)) => f,
-            Ok(None) => return plain(StatusCode::BAD_REQUEST),
+            Ok(None) => return refuse(StatusCode::BAD_REQUEST, "Mcp-Session-Id is required"),
             Err(answer) => return answer,
         };
         if let Err(e) = self.config.store.remove(&found.id, &found.owner).await {
@@ -160,4 +163,20 @@ async fn forward_changes(
             log.push(bytes);
         }
     }
+}
+
+/// A GET or DELETE refused: its status, and why as a JSON-RPC error.
+fn refuse(status: StatusCode, message: &str) -> Response<McpBody> {
+    rpc_error(
+        status,
+        None,
+        &ErrorObject::new(ErrorCode::INVALID_REQUEST, message),
+    )
+}
+
+/// A `Last-Event-ID` naming a stream nobody keeps (never opened, or its window passed).
+fn no_stream() -> Response<McpBody> {
+    let msg =
+        "Bad Request: no stream to resume with this Last-Event-ID (unknown, or no longer kept)";
+    refuse(StatusCode::BAD_REQUEST, msg)
 }
