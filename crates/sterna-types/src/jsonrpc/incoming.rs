@@ -247,7 +247,8 @@ impl<'a> RawMessage<'a> {
                     },
                     error,
                 }),
-                _ => Err(invalid("missing method")),
+                (Some(_), Some(_)) => Err(invalid("a response carries result or error, not both")),
+                (None, None) => Err(invalid("missing method")),
             },
         }
     }
@@ -376,6 +377,17 @@ mod tests {
         assert!(RawMessage::parse_request_with(&m, seed).is_none());
         let e = RawMessage::parse(&m).unwrap_err();
         assert_eq!(e.error.code, ErrorCode::PARSE_ERROR);
+    }
+
+    #[test]
+    fn a_response_with_both_result_and_error_says_so() {
+        let e = RawMessage::parse(
+            br#"{"jsonrpc":"2.0","id":3,"result":{},"error":{"code":1,"message":"m"}}"#,
+        )
+        .unwrap_err();
+        assert_eq!(e.error.code, ErrorCode::INVALID_REQUEST);
+        assert!(e.error.message.contains("not both"), "{}", e.error.message);
+        assert_eq!(e.id, Some(RequestId::Number(3)));
     }
 
     #[test]
