@@ -179,28 +179,34 @@ async fn standard_header_errors_are_minus_32020_with_400() {
 }
 
 /// A body that names its target twice (`"name":"add","name":"other"`) is never matched
-/// against `Mcp-Name` by one of its readings: it is refused, and the error says the body
-/// names nothing readable (not that it named an empty string).
+/// against `Mcp-Name` by one of its readings, nor is a body whose params cannot be read
+/// for another reason: each is refused with its params' own error (`-32602`, saying what
+/// is wrong), whatever `Mcp-Name` says — not with a header mismatch against an empty name.
 #[tokio::test]
-async fn a_target_named_twice_is_refused_as_unreadable() {
+async fn unreadable_params_of_a_named_method_are_refused_for_what_they_are() {
     let (srv, _) = server();
     let s = start(srv, HttpConfig::default(), None).await;
     let body = call(4, "add", json!({"a": 1, "b": 2}));
-    let raw = body
-        .to_string()
-        .replacen(r#""name":"add""#, r#""name":"add","name":"other""#, 1);
-    assert!(raw.contains("other"), "{raw}");
-    for name in ["add", "other"] {
+    let text = body.to_string();
+    let twice = text.replacen(r#""name":"add""#, r#""name":"add","name":"other""#, 1);
+    let bad_state = text.replacen(r#""name":"add""#, r#""name":"add","requestState":5"#, 1);
+    let cases = [
+        (&twice, "add", "duplicate field `name`"),
+        (&twice, "other", "duplicate field `name`"),
+        (&bad_state, "add", "expected a string"),
+    ];
+    for (raw, name, says) in cases {
+        assert_ne!(raw, &text);
         let mut h = std_headers(&body);
         set(&mut h, "mcp-name", name);
-        let r = send(s.addr, "POST", &h, &raw).await;
-        assert_eq!(r.status, StatusCode::BAD_REQUEST, "{}", r.body);
-        assert_eq!(r.code(), -32020, "{}", r.body);
+        let r = send(s.addr, "POST", &h, raw).await;
+        assert_eq!(r.code(), -32602, "{}", r.body);
         let message = r.json()["error"]["message"]
             .as_str()
             .unwrap_or_default()
             .to_owned();
-        assert!(message.contains("name nothing readable"), "{message}");
+        assert!(message.contains(says), "{message}");
+        assert_eq!(r.json()["id"], 4);
     }
     s.shutdown().await;
 }

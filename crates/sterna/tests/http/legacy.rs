@@ -440,53 +440,50 @@ async fn a_session_refuses_a_get_or_delete_with_a_reason() {
     let (srv, _) = server();
     let s = start(srv, HttpConfig::default(), None).await;
     let session = initialize(s.addr, json!({})).await;
-    let refusals: [(&str, Vec<(&str, &str)>, Option<&str>, StatusCode, &str); 5] = [
+    // (method, Last-Event-ID, with the session, status, what the message says)
+    let refusals = [
         (
             "GET",
-            vec![("last-event-id", "5-abc")],
-            Some(&session),
+            Some("5-abc"),
+            true,
             StatusCode::BAD_REQUEST,
             "Last-Event-ID",
         ),
         (
             "GET",
-            vec![("last-event-id", "5-\u{e9}")],
-            Some(&session),
+            Some("5-\u{e9}"),
+            true,
             StatusCode::BAD_REQUEST,
             "Last-Event-ID",
         ),
         (
             "GET",
-            vec![("last-event-id", "999-0")],
-            Some(&session),
+            Some("999-0"),
+            true,
             StatusCode::BAD_REQUEST,
             "no stream",
         ),
         (
             "DELETE",
-            vec![],
             None,
+            false,
             StatusCode::BAD_REQUEST,
             "Mcp-Session-Id",
         ),
-        (
-            "GET",
-            vec![],
-            Some(&session),
-            StatusCode::CONFLICT,
-            "already",
-        ),
+        ("GET", None, true, StatusCode::CONFLICT, "already"),
     ];
     // The last case needs the session's standalone stream open already.
     let standalone = send(s.addr, "GET", Some(&session), &[], None).await;
     assert_eq!(standalone.status, StatusCode::OK);
-    for (method, extra, session, status, says) in refusals {
-        let r = send(s.addr, method, session, &extra, None).await;
-        assert_eq!(r.status, status, "{method} {extra:?}");
+    for (method, last, with_session, status, says) in refusals {
+        let extra: Vec<_> = last.map(|l| ("last-event-id", l)).into_iter().collect();
+        let id = with_session.then_some(session.as_str());
+        let r = send(s.addr, method, id, &extra, None).await;
+        assert_eq!(r.status, status, "{method} {last:?}");
         let v = r.json().await;
         assert_eq!(v["error"]["code"], -32600, "{v}");
         let message = v["error"]["message"].as_str().unwrap_or_default();
-        assert!(message.contains(says), "{method} {extra:?}: {message}");
+        assert!(message.contains(says), "{method} {last:?}: {message}");
     }
     drop(standalone);
     s.shutdown().await;
