@@ -5,17 +5,22 @@
 use super::context::RequestEnv;
 use super::core::Server;
 use super::flow::FlowParams;
+use super::handler::Produced;
 use super::outcome::{Completed, Failure, Outcome, Payload};
 use super::request::{CallParams, PromptParams, RawField, ReadParams, invalid};
 use super::round::{BindArgs, Resolved, Round, Subject};
 use super::wing::{TakeCall, ToolPlan};
+use crate::definition::ArgsError;
 use crate::state::FlowState;
+use futures_util::future::BoxFuture;
 use serde_json::value::RawValue;
 use std::borrow::Cow;
 use std::collections::BTreeMap;
 use std::sync::Arc;
+use sterna_types::error::ErrorObject;
 use sterna_types::jsonrpc::RequestId;
 use sterna_types::meta::RequestMeta;
+use sterna_types::tools::CallToolResult;
 
 /// An MRTR-capable request, decoded: what runs.
 pub(crate) enum Call<'a> {
@@ -131,7 +136,7 @@ struct Cx<'s> {
     env: Arc<RequestEnv>,
 }
 
-fn failed(e: sterna_types::error::ErrorObject) -> Option<Outcome> {
+fn failed(e: ErrorObject) -> Option<Outcome> {
     Some(Outcome::Failed(e.into()))
 }
 
@@ -150,7 +155,10 @@ async fn call_tool(
     };
     if let Some((ToolPlan::Take, wing)) = plan {
         if let Err(e) = tool.handler.check(args) {
-            return failed(invalid(format!("Invalid arguments: {e}")));
+            return Some(match unfit_arguments(e) {
+                Ok(result) => Outcome::Complete(Completed::new(Payload::Tool(result))),
+                Err(e) => Outcome::Failed(e.into()),
+            });
         }
         let take = TakeCall {
             env: &cx.env,
@@ -165,10 +173,9 @@ async fn call_tool(
     subject.single_use = tool.single_use;
     subject.unsolicited = tool.unsolicited;
     let handler = tool.handler.clone();
-    let start = move |ctx| {
-        handler
-            .call(ctx, args)
-            .map_err(|e| invalid(format!("Invalid arguments: {e}")))
+    let start = move |ctx| match handler.call(ctx, args) {
+        Ok(running) => Ok(running),
+        Err(e) => unfit_arguments(e).map(|r| ready_result(Produced::Complete(r))),
     };
     let (server, env, meta) = (cx.server, cx.env.clone(), cx.meta.clone());
     let round = Round::new(server, cx.id, cx.meta, cx.env, subject, flow);
@@ -188,6 +195,20 @@ async fn call_tool(
             Some(wing.take_tool_call(server, take).await)
         }
     }
+}
+
+/// Arguments a tool cannot take. Those that do not decode into its type are a tool
+/// execution error the model can read and correct (SEP-1303, 2025-11-25 on): an `isError`
+/// result. Arguments that are no object fail the request's own schema: `-32602`.
+fn unfit_arguments(e: ArgsError) -> Result<CallToolResult, ErrorObject> {
+    match e {
+        ArgsError::Decode(e) => Ok(CallToolResult::error(format!("Invalid arguments: {e}"))),
+        other => Err(invalid(format!("Invalid arguments: {other}"))),
+    }
+}
+
+fn ready_result(p: Produced<CallToolResult>) -> BoxFuture<'static, Produced<CallToolResult>> {
+    Box::pin(std::future::ready(p))
 }
 
 async fn get_prompt(

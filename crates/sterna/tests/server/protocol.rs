@@ -202,16 +202,22 @@ async fn tool_call_errors() {
             .unwrap()
             .contains("no_such_tool")
     );
-    let r = w.call("add", json!({"a": "one", "b": 2}), json!({})).await;
-    assert_eq!(error_code(&r), -32602);
-    assert!(
-        r["error"]["message"]
-            .as_str()
-            .unwrap()
-            .contains("Invalid arguments")
-    );
-    let r = w.call("add", json!({"a": 1}), json!({})).await;
-    assert_eq!(error_code(&r), -32602);
+    // Arguments the tool cannot take are a tool execution error the model can read and
+    // correct (SEP-1303, 2025-11-25 on): an `isError` result, not a protocol error.
+    for (args, says) in [
+        (json!({"a": "one", "b": 2}), "invalid type"),
+        (json!({"a": 1}), "missing field `b`"),
+    ] {
+        let r = w.call("add", args.clone(), json!({})).await;
+        assert_eq!(result(&r)["isError"], true, "{args}: {r}");
+        let t = text(&r);
+        assert!(
+            t.starts_with("Invalid arguments") && t.contains(says),
+            "{t}"
+        );
+        validate_message("tools/call", &r);
+    }
+    // Arguments that are no object fail the request's own schema: a protocol error.
     let r = w.call("add", json!([1, 2]), json!({})).await;
     assert_eq!(error_code(&r), -32602);
     assert_eq!(
