@@ -8,7 +8,7 @@
 //!
 //! | module | what |
 //! |---|---|
-//! | [`jsonrpc`] | the JSON-RPC 2.0 envelope: ids, requests, responses, notifications, and the [`Method`](jsonrpc::Method) trait tying a method name to its params and result |
+//! | [`jsonrpc`] | the JSON-RPC 2.0 envelope: ids, requests, responses, notifications, and the [`Method`](jsonrpc::Method) trait tying a method name to its params and result; the stdio transport's line framing with the `stdio` feature |
 //! | [`error`] | wire errors: [`ErrorObject`](error::ErrorObject) and the MCP error codes (-32020, -32021, -32022 …) |
 //! | [`meta`] | `_meta` objects of requests, results and notifications; [`Implementation`](meta::Implementation) |
 //! | [`capabilities`] | client and server capabilities, per request |

@@ -205,18 +205,17 @@ struct Reader {
 impl Reader {
     async fn run<R: AsyncRead + Unpin>(mut self, r: R) {
         use futures_util::StreamExt;
-        use tokio_util::codec::{FramedRead, LinesCodec, LinesCodecError};
-        let mut lines = FramedRead::new(r, LinesCodec::new_with_max_length(MAX_LINE));
-        while let Some(next) = lines.next().await {
-            match next {
-                Ok(line) => self.handle(line),
-                Err(LinesCodecError::MaxLineLengthExceeded) => {
+        use sterna_types::jsonrpc::lines::{Line, Lines};
+        let mut lines = tokio_util::codec::FramedRead::new(r, Lines::new(MAX_LINE));
+        while let Some(Ok(line)) = lines.next().await {
+            match line {
+                Line::Text(line) => self.handle(line),
+                Line::TooLong => {
                     tracing::warn!("skipping a line longer than {MAX_LINE} bytes from the server");
                 }
-                Err(LinesCodecError::Io(e)) if e.kind() == std::io::ErrorKind::InvalidData => {
-                    tracing::warn!("skipping a line that is not UTF-8 from the server");
+                Line::NotUtf8 => {
+                    tracing::warn!("skipping a line that is not UTF-8 from the server")
                 }
-                Err(_) => break,
             }
         }
         // The stream ended: every waiting call fails (its sender is dropped), and so does
@@ -365,5 +364,29 @@ mod tests {
             )
             .await;
         assert!(matches!(p, ProbeReply::Closed), "{p:?}");
+    }
+
+    /// A line from the server that is not UTF-8 is skipped, and the answer after it still
+    /// reaches its call (the reader stopped at the first bad line: every call then failed).
+    #[tokio::test]
+    async fn a_bad_line_from_the_server_is_skipped_not_the_end() {
+        use tokio::io::AsyncWriteExt;
+        let (mut server, client) = tokio::io::duplex(1 << 16);
+        let (r, w) = tokio::io::split(client);
+        let t = StreamTransport::new(r, w);
+        server
+            .write_all(b"{\"jsonrpc\":\"2.0\",\"method\":\"\xff\"}\n")
+            .await
+            .unwrap();
+        server
+            .write_all(b"{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{\"tools\":[]}}\n")
+            .await
+            .unwrap();
+        let sink: NotificationSink = Arc::new(|_: &[u8]| {});
+        let r = tokio::time::timeout(Duration::from_secs(20), t.request(request(1), sink)).await;
+        let body = r
+            .expect("an answer within 20 s")
+            .expect("the stream goes on");
+        assert!(String::from_utf8_lossy(&body).contains("tools"), "{body:?}");
     }
 }

@@ -17,9 +17,10 @@ use super::connection::Connection;
 use crate::server::{RequestEnv, Server};
 use futures_util::StreamExt;
 use std::io;
+use sterna_types::jsonrpc::lines::{Line, Lines};
 use tokio::io::{AsyncRead, AsyncWrite, AsyncWriteExt};
 use tokio::sync::mpsc;
-use tokio_util::codec::{FramedRead, LinesCodec, LinesCodecError};
+use tokio_util::codec::FramedRead;
 
 /// Options of a stream transport.
 #[derive(Debug, Clone)]
@@ -65,18 +66,14 @@ where
     let (tx, rx) = mpsc::channel::<Vec<u8>>(1024);
     let writing = tokio::spawn(write_loop(writer, rx));
     let mut conn = Connection::new(server, options.env, tx);
-    let mut lines = FramedRead::new(reader, LinesCodec::new_with_max_length(options.max_line));
+    let mut lines = FramedRead::new(reader, Lines::new(options.max_line));
     while let Some(line) = lines.next().await {
         match line {
-            Ok(l) if l.trim().is_empty() => {}
-            Ok(l) => conn.receive(&l).await,
-            Err(LinesCodecError::MaxLineLengthExceeded) => {
-                conn.refuse(None, "Parse error: message too long").await;
-            }
-            Err(LinesCodecError::Io(e)) if e.kind() == io::ErrorKind::InvalidData => {
-                conn.refuse(None, "Parse error: not UTF-8").await;
-            }
-            Err(LinesCodecError::Io(e)) => {
+            Ok(Line::Text(l)) if l.trim().is_empty() => {}
+            Ok(Line::Text(l)) => conn.receive(&l).await,
+            Ok(Line::TooLong) => conn.refuse(None, "Parse error: message too long").await,
+            Ok(Line::NotUtf8) => conn.refuse(None, "Parse error: not UTF-8").await,
+            Err(e) => {
                 tracing::error!(error = %e, "reading the stream failed");
                 break;
             }

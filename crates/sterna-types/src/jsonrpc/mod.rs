@@ -17,6 +17,8 @@ use std::borrow::Cow;
 use std::fmt;
 
 mod incoming;
+#[cfg(feature = "stdio")]
+pub mod lines;
 
 pub use incoming::{IdField, Incoming, Malformed, RawMessage};
 

@@ -571,3 +571,49 @@ async fn unreadable_params_say_why_not_that_meta_is_missing() {
         assert!(!message.contains("Missing"), "{message}");
     }
 }
+
+/// On a stream (stdio), a line too long or not UTF-8 is refused (`-32700`) and skipped,
+/// and the session goes on: either used to end the whole stream (the line reader
+/// returned its end after its first error).
+#[tokio::test]
+async fn a_bad_line_on_a_stream_is_refused_and_the_stream_goes_on() {
+    use sterna::server::transport::{StreamOptions, duplex};
+    use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
+    let (srv, _) = server();
+    let options = StreamOptions {
+        max_line: 4096,
+        ..StreamOptions::default()
+    };
+    let (r, mut w) = tokio::io::split(duplex(srv.clone(), options));
+    let mut lines = BufReader::new(r).lines();
+    let long = format!(
+        "{{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"x\",\"params\":{{\"p\":\"{}\"}}}}\n",
+        "a".repeat(8000)
+    );
+    let discover = json!({"jsonrpc": "2.0", "id": 3, "method": "server/discover",
+        "params": {"_meta": meta(json!({}))}});
+    for bytes in [
+        long.as_bytes(),
+        b"{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"x\xff\"}\n",
+        format!("{discover}\n").as_bytes(),
+    ] {
+        w.write_all(bytes).await.unwrap();
+    }
+    w.flush().await.unwrap();
+    let mut next = async || -> Value {
+        let line = tokio::time::timeout(Duration::from_secs(10), lines.next_line()).await;
+        let line = line.expect("an answer within 10 s").unwrap();
+        serde_json::from_str(&line.expect("the stream goes on")).unwrap()
+    };
+    for says in ["too long", "not UTF-8"] {
+        let r = next().await;
+        assert_eq!(error_code(&r), -32700, "{r}");
+        assert!(
+            r["error"]["message"].as_str().unwrap().contains(says),
+            "{r}"
+        );
+    }
+    let r = next().await;
+    assert_eq!(r["id"], 3);
+    assert!(r["result"]["supportedVersions"].is_array(), "{r}");
+}
