@@ -489,6 +489,29 @@ async fn a_session_refuses_a_get_or_delete_with_a_reason() {
     s.shutdown().await;
 }
 
+/// An answer to a pushed question belongs to a session: one POSTed without
+/// `Mcp-Session-Id` answers nothing and is refused (it was accepted, 202, and dropped).
+#[tokio::test]
+async fn an_answer_outside_any_session_is_refused() {
+    let (srv, _) = server();
+    let s = start(srv, HttpConfig::default(), None).await;
+    let answer = json!({"jsonrpc": "2.0", "id": "sterna-x-1",
+        "result": {"action": "accept", "content": {"region": "eu-west-1"}}});
+    let r = send(s.addr, "POST", None, &[], Some(&answer)).await;
+    assert_eq!(r.status, StatusCode::BAD_REQUEST);
+    let v = r.json().await;
+    assert_eq!(v["error"]["code"], -32600, "{v}");
+    assert!(
+        v["error"]["message"].as_str().unwrap().contains("session"),
+        "{v}"
+    );
+    // A notification outside a session is still accepted (a stateless client's).
+    let note = json!({"jsonrpc": "2.0", "method": "notifications/initialized"});
+    let r = send(s.addr, "POST", None, &[], Some(&note)).await;
+    assert_eq!(r.status, StatusCode::ACCEPTED);
+    s.shutdown().await;
+}
+
 /// Calls `tool` in an HTTP session, answering each pushed question (by POST) with
 /// `answer(push)`; returns the final response and the pushes seen.
 async fn drive(

@@ -67,6 +67,10 @@ impl LegacyHttp {
             Inbound::Malformed(m) => rpc_error(StatusCode::BAD_REQUEST, m.id.as_ref(), &m.error),
             Inbound::Notification { method, params } => self.notified(found, &method, params).await,
             Inbound::Response { id, outcome } => match (&found, id) {
+                (None, _) => bad_request(
+                    None,
+                    "Bad Request: an answer to a pushed question belongs to the session that asked it (Mcp-Session-Id)",
+                ),
                 (Some(f), Some(id)) if !f.live.pushes.answer(&id, outcome.clone()) => {
                     // Not waited for here: the replica running the request may.
                     self.relay_answer(f, id, outcome).await
