@@ -31,7 +31,12 @@ impl LegacyHttp {
         }
         let found = match self.find(headers, &principal).await {
             Ok(Some(f)) => f,
-            Ok(None) => return refuse(StatusCode::BAD_REQUEST, "Mcp-Session-Id is required"),
+            Ok(None) => {
+                return refuse(
+                    StatusCode::BAD_REQUEST,
+                    "Bad Request: Mcp-Session-Id is required",
+                );
+            }
             Err(answer) => return answer,
         };
         // Not text is as unreadable as not an event id: refused, never taken for absent.
@@ -44,7 +49,7 @@ impl LegacyHttp {
                 None => return self.resume_shared(&found, stream, seq).await,
             },
             Some(Err(())) => {
-                let msg = "Last-Event-ID is not an event id of this server";
+                let msg = "Bad Request: Last-Event-ID is not an event id of this server";
                 return refuse(StatusCode::BAD_REQUEST, msg);
             }
             None => match self.standalone(server, &found) {
@@ -120,7 +125,12 @@ impl LegacyHttp {
     ) -> Response<McpBody> {
         let found = match self.find(headers, &principal).await {
             Ok(Some(f)) => f,
-            Ok(None) => return refuse(StatusCode::BAD_REQUEST, "Mcp-Session-Id is required"),
+            Ok(None) => {
+                return refuse(
+                    StatusCode::BAD_REQUEST,
+                    "Bad Request: Mcp-Session-Id is required",
+                );
+            }
             Err(answer) => return answer,
         };
         if let Err(e) = self.config.store.remove(&found.id, &found.owner).await {
@@ -164,6 +174,8 @@ async fn forward_changes(
         }
     }
 }
+
+const NO_SESSION: &str = "Bad Request: Mcp-Session-Id is required";
 
 /// A GET or DELETE refused: its status, and why as a JSON-RPC error.
 fn refuse(status: StatusCode, message: &str) -> Response<McpBody> {
