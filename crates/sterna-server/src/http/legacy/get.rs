@@ -32,10 +32,7 @@ impl LegacyHttp {
         let found = match self.find(headers, &principal).await {
             Ok(Some(f)) => f,
             Ok(None) => {
-                return refuse(
-                    StatusCode::BAD_REQUEST,
-                    "Bad Request: Mcp-Session-Id is required",
-                );
+                return refuse(StatusCode::BAD_REQUEST, NO_SESSION);
             }
             Err(answer) => return answer,
         };
@@ -126,10 +123,7 @@ impl LegacyHttp {
         let found = match self.find(headers, &principal).await {
             Ok(Some(f)) => f,
             Ok(None) => {
-                return refuse(
-                    StatusCode::BAD_REQUEST,
-                    "Bad Request: Mcp-Session-Id is required",
-                );
+                return refuse(StatusCode::BAD_REQUEST, NO_SESSION);
             }
             Err(answer) => return answer,
         };
