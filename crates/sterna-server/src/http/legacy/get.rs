@@ -31,9 +31,7 @@ impl LegacyHttp {
         }
         let found = match self.find(headers, &principal).await {
             Ok(Some(f)) => f,
-            Ok(None) => {
-                return refuse(StatusCode::BAD_REQUEST, NO_SESSION);
-            }
+            Ok(None) => return refuse(StatusCode::BAD_REQUEST, NO_SESSION),
             Err(answer) => return answer,
         };
         // Not text is as unreadable as not an event id: refused, never taken for absent.
@@ -122,9 +120,7 @@ impl LegacyHttp {
     ) -> Response<McpBody> {
         let found = match self.find(headers, &principal).await {
             Ok(Some(f)) => f,
-            Ok(None) => {
-                return refuse(StatusCode::BAD_REQUEST, NO_SESSION);
-            }
+            Ok(None) => return refuse(StatusCode::BAD_REQUEST, NO_SESSION),
             Err(answer) => return answer,
         };
         if let Err(e) = self.config.store.remove(&found.id, &found.owner).await {
