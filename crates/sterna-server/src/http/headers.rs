@@ -29,6 +29,39 @@ fn text<K: AsHeaderName + std::fmt::Display + Copy>(
     }
 }
 
+/// The headers a request carries once at most (with `Mcp-Param-*`): given twice, an
+/// intermediary reading one value and this server another would disagree on the revision,
+/// the method, the target or the session (one reading, one truth).
+const SINGLE: [&str; 5] = [
+    "mcp-protocol-version",
+    "mcp-method",
+    "mcp-name",
+    "mcp-session-id",
+    "last-event-id",
+];
+
+/// A request whose headers give one of [`SINGLE`] (or an `Mcp-Param-*`) more than once:
+/// the error that refuses it (`-32020` for the 2026-07-28 headers, `-32600` for the
+/// 2025-11-25 ones), else `None`. Costs nothing when no header repeats at all.
+pub(crate) fn repeated(headers: &HeaderMap) -> Option<ErrorObject> {
+    if headers.len() == headers.keys_len() {
+        return None;
+    }
+    let name = headers.keys().find(|k| {
+        let k = k.as_str();
+        (SINGLE.contains(&k) || k.starts_with("mcp-param-"))
+            && headers.get_all(k).iter().nth(1).is_some()
+    })?;
+    let msg = format!("the {name} header is given more than once");
+    Some(match name.as_str() {
+        "mcp-session-id" | "last-event-id" => ErrorObject::new(
+            sterna_types::error::ErrorCode::INVALID_REQUEST,
+            format!("Bad Request: {msg}"),
+        ),
+        _ => mismatch(msg),
+    })
+}
+
 const PROTOCOL_VERSION: HeaderName = HeaderName::from_static("mcp-protocol-version");
 const METHOD: HeaderName = HeaderName::from_static("mcp-method");
 const NAME: HeaderName = HeaderName::from_static("mcp-name");

@@ -211,6 +211,10 @@ impl Shared {
     {
         let (mut parts, body) = req.into_parts();
         let caller = Caller::take(&mut parts.extensions);
+        if let Some(e) = headers::repeated(&parts.headers) {
+            refused(Refusal::BadHeaders, 400);
+            return rpc_error(StatusCode::BAD_REQUEST, None, &e);
+        }
         match (&parts.method, &self.era) {
             (&Method::POST, _) => {}
             (&Method::GET, Some(era)) => {

@@ -211,6 +211,63 @@ async fn unreadable_params_of_a_named_method_are_refused_for_what_they_are() {
     s.shutdown().await;
 }
 
+/// A header the server reads once is refused when given twice, in either order: an
+/// intermediary reading the last value and this server reading the first would disagree on
+/// which tool runs, which revision, which session (one reading, one truth).
+#[tokio::test]
+async fn an_mcp_header_given_twice_is_refused() {
+    let (srv, _) = server();
+    let s = start(srv, HttpConfig::default(), None).await;
+    let body = call(5, "add", json!({"a": 1, "b": 2}));
+    let twice = |name: &'static str, first: &'static str, second: &'static str| {
+        move |h: &mut Vec<(String, String)>| {
+            set(h, name, first);
+            h.push((name.to_owned(), second.to_owned()));
+        }
+    };
+    let cases = [
+        (
+            "Mcp-Name, then another",
+            twice("mcp-name", "add", "mirrored"),
+        ),
+        (
+            "Mcp-Name, another first",
+            twice("mcp-name", "mirrored", "add"),
+        ),
+        (
+            "Mcp-Method",
+            twice("mcp-method", "tools/call", "tools/list"),
+        ),
+        (
+            "MCP-Protocol-Version",
+            twice("mcp-protocol-version", "2026-07-28", "2025-11-25"),
+        ),
+        (
+            "MCP-Protocol-Version, old first",
+            twice("mcp-protocol-version", "2025-11-25", "2026-07-28"),
+        ),
+        ("Mcp-Param-*", twice("mcp-param-region", "x", "y")),
+        ("Mcp-Session-Id", twice("mcp-session-id", "a", "b")),
+    ];
+    for (what, tweak) in cases {
+        let r = post_with(s.addr, &body, tweak).await;
+        assert_eq!(r.status, StatusCode::BAD_REQUEST, "{what}: {}", r.body);
+        let message = r.json()["error"]["message"]
+            .as_str()
+            .unwrap_or_default()
+            .to_owned();
+        assert!(message.contains("more than once"), "{what}: {message}");
+    }
+    // Other headers may repeat as HTTP allows (a list-valued Accept split in two lines).
+    let r = post_with(s.addr, &body, |h| {
+        set(h, "accept", "application/json");
+        h.push(("accept".to_owned(), "text/event-stream".to_owned()));
+    })
+    .await;
+    assert_eq!(r.status, StatusCode::OK, "{}", r.body);
+    s.shutdown().await;
+}
+
 #[tokio::test]
 async fn mirrored_parameters_are_checked_against_the_body() {
     let (srv, _) = server();
