@@ -63,6 +63,9 @@ impl<'a> Prepared<'a> {
     pub(crate) fn mcp_name(&self) -> Option<Option<std::borrow::Cow<'_, str>>> {
         use std::borrow::Cow;
         match &self.params {
+            // A wing's params that name nothing because they cannot be read: their own
+            // error answers the request, there is no name to compare.
+            Ok(Params::Wing(w)) if matches!((&w.name, &w.call), (Some(None), Err(_))) => None,
             Ok(Params::Wing(w)) => w.name.as_ref().map(|n| n.as_deref().map(Cow::Borrowed)),
             _ if matches!(self.method, "tools/call" | "prompts/get" | "resources/read") => {
                 Some(self.name_and_arguments().0.map(Cow::Borrowed))

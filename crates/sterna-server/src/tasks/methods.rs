@@ -64,6 +64,13 @@ pub(super) fn decode<'a>(
     let Some(p) = p else {
         return WingRequest::named(task, Err(ErrorObject::invalid_params("Invalid params")));
     };
+    if task.is_none() {
+        let why = match p.task_id {
+            None => "Invalid params: taskId is required",
+            Some(_) => "Invalid params: taskId must be a string",
+        };
+        return WingRequest::named(None, Err(ErrorObject::invalid_params(why)));
+    }
     let method = match method {
         "tasks/get" => Method::Get,
         "tasks/update" => Method::Update,

@@ -268,6 +268,43 @@ async fn an_mcp_header_given_twice_is_refused() {
     s.shutdown().await;
 }
 
+/// A `tasks/*` request whose `taskId` is not a string, or is missing, is refused with its
+/// params' own error (`-32602` naming `taskId`), whatever `Mcp-Name` says — not with a
+/// header mismatch against a body that "names none".
+#[tokio::test]
+async fn a_task_id_that_cannot_be_read_is_refused_for_what_it_is() {
+    use sterna::server::state::StateKeys;
+    use sterna::server::tasks::TaskSupport;
+    use sterna::server::{Context, NoArgs, Server, Tool};
+    let srv = Server::builder("tasks-http", "1")
+        .state_keys(StateKeys::ephemeral())
+        .tool(
+            Tool::new("later")
+                .task(TaskSupport::Optional)
+                .handler(|_: Context, _: NoArgs| async { "done" }),
+        )
+        .build()
+        .unwrap();
+    let s = start(srv, HttpConfig::default(), None).await;
+    let caps = json!({"extensions": {"io.modelcontextprotocol/tasks": {}}});
+    for (params, header) in [
+        (json!({"taskId": 5, "_meta": meta(caps.clone())}), "5"),
+        (json!({"_meta": meta(caps.clone())}), "x"),
+    ] {
+        let body = json!({"jsonrpc": "2.0", "id": 9, "method": "tasks/get", "params": params});
+        let mut h = std_headers(&body);
+        set(&mut h, "mcp-name", header);
+        let r = send(s.addr, "POST", &h, &body.to_string()).await;
+        assert_eq!(r.code(), -32602, "{}", r.body);
+        let message = r.json()["error"]["message"]
+            .as_str()
+            .unwrap_or_default()
+            .to_owned();
+        assert!(message.contains("taskId"), "{message}");
+    }
+    s.shutdown().await;
+}
+
 #[tokio::test]
 async fn mirrored_parameters_are_checked_against_the_body() {
     let (srv, _) = server();
