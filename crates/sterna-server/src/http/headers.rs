@@ -87,13 +87,7 @@ pub(crate) fn check_prepared(
             meta.protocol_version
         )));
     }
-    // Params that cannot be read give no name to compare: the request is refused by
-    // their own error when it runs (`-32602`, saying what is wrong with them).
-    let name = prepared
-        .params
-        .is_ok()
-        .then(|| prepared.mcp_name())
-        .flatten();
+    let name = prepared.mcp_name();
     let name = name.as_ref().map(|n| n.as_deref());
     let arguments = prepared.name_and_arguments().1;
     check(server, headers, prepared.method, name, arguments)

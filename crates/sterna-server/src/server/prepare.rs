@@ -58,13 +58,13 @@ impl<'a> Prepared<'a> {
     }
 
     #[cfg(feature = "http")]
-    /// What `Mcp-Name` must equal: `None` when the method carries none; `Some(None)`
-    /// when it must, but the params name nothing.
+    /// What `Mcp-Name` must equal: `None` when the method carries none, or when its params
+    /// cannot be read (their own error answers the request: there is no name to compare);
+    /// `Some(None)` when it must, but readable params name nothing.
     pub(crate) fn mcp_name(&self) -> Option<Option<std::borrow::Cow<'_, str>>> {
         use std::borrow::Cow;
         match &self.params {
-            // A wing's params that name nothing because they cannot be read: their own
-            // error answers the request, there is no name to compare.
+            Err(_) => None,
             Ok(Params::Wing(w)) if matches!((&w.name, &w.call), (Some(None), Err(_))) => None,
             Ok(Params::Wing(w)) => w.name.as_ref().map(|n| n.as_deref().map(Cow::Borrowed)),
             _ if matches!(self.method, "tools/call" | "prompts/get" | "resources/read") => {

@@ -1,7 +1,8 @@
 //! Random bytes for identifiers (flow ids, stream ids, stored-state references, task
-//! ids, session and elicitation ids): the operating system's, drawn a block at a time per thread, so that a request
-//! that needs an id makes no system call of its own. Keys and nonces take theirs from
-//! the operating system directly ([`fill_random`](super::keys::fill_random)).
+//! ids, session and elicitation ids): the operating system's, drawn a block at a time per
+//! thread, so that a request that needs an id makes no system call of its own. Keys and
+//! nonces take theirs from the operating system directly
+//! ([`fill_random`](super::keys::fill_random)).
 
 use std::cell::RefCell;
 
