@@ -1,10 +1,13 @@
-"""Interop peer: a server built on the official Python SDK 1.x (PyPI `mcp`, protocol 2025-11-25).
+"""A server built on the official Python SDK 1.x (PyPI `mcp`, protocol 2025-11-25, FastMCP,
+sessionful Streamable HTTP as the SDK's default): the interop peer of `scripts/interop-py`, and
+the `py-sdk-v1` peer of `scripts/bench` (served by uvicorn as `server:app`).
 
 Tools:
   echo(text)               -> text
   provision_database(name) -> pushes elicitation/create {region} (`ctx.elicit`), waits for the
                               client's answer, returns "Created <name> in <region>".
 Usage: server.py stdio | server.py http PORT   (http prints its URL once it listens)
+       uvicorn server:app --port PORT
 """
 
 import asyncio
@@ -15,7 +18,7 @@ from pydantic import BaseModel, Field
 
 from mcp.server.fastmcp import Context, FastMCP
 
-mcp = FastMCP("interop-py-sdk-v1", log_level="WARNING")
+mcp = FastMCP("peer-py-sdk-v1", log_level="WARNING")
 
 
 class Region(BaseModel):
@@ -38,8 +41,11 @@ async def provision_database(name: str, ctx: Context) -> str:
     return f"Created {name} in {answer.data.region}"
 
 
+app = mcp.streamable_http_app()
+
+
 async def serve_http(port: int) -> None:
-    config = uvicorn.Config(mcp.streamable_http_app(), host="127.0.0.1", port=port, log_level="warning")
+    config = uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning")
     server = uvicorn.Server(config)
     task = asyncio.create_task(server.serve())
     for _ in range(300):

@@ -7,7 +7,7 @@ PORT="${1:-3005}"
 HERE="$(cd "$(dirname "$0")" && pwd)"
 HOME_DIR="${PEERS_HOME:-/tmp/peers}/py-sdk-v1"
 mkdir -p "$HOME_DIR"
-cp "$HERE/server.py" "$HERE/requirements.txt" "$HOME_DIR/"
+cp "$HERE/../../../interop/py/server.py" "$HERE/requirements.txt" "$HOME_DIR/"  # one Python peer server
 if [ ! -x "$HOME_DIR/.venv/bin/uvicorn" ] || [ "$HERE/requirements.txt" -nt "$HOME_DIR/.venv/.stamp" ]; then
   python3.11 -m venv "$HOME_DIR/.venv" >&2
   "$HOME_DIR/.venv/bin/pip" install -q -r "$HOME_DIR/requirements.txt" >&2
