@@ -20,7 +20,7 @@ drive() {
     --duration "$1" --warmup 0 >"$out/load.json"
 }
 drive 1  # warm-up
-events=syscalls:sys_enter_writev,syscalls:sys_enter_write,syscalls:sys_enter_recvfrom
+events=syscalls:sys_enter_sendto,syscalls:sys_enter_writev,syscalls:sys_enter_write,syscalls:sys_enter_recvfrom
 events+=,syscalls:sys_enter_epoll_wait,syscalls:sys_enter_getrandom
 # System calls: counted over a whole load run (the server is idle before and after it).
 perf stat -x, -e "$events" -p "$pid" -o "$out/stat.csv" -- sleep 4 &

@@ -35,8 +35,8 @@ pub use definition::{DefinitionError, TemplateProblem, Unfit};
 pub use error::{BuildError, HandlerError};
 pub use server::{
     AccessGrant, Asking, AskingPrompt, AskingResource, Change, Changes, CompletionRequest, Context,
-    Declarative, Era, Handler, IntoCompletion, IntoPromptResult, IntoResourceResult,
-    IntoToolResult, Json, KeysChosen, NeedsKeys, NoArgs, Notifier, Principal, Prompt, PromptDef,
-    QuotaKey, RequestEnv, Resource, ResourceBase, ResourceDef, ResourceTemplate, Response, Server,
-    ServerBuilder, Tool, ToolDef,
+    DEFAULT_LISTENS_PER_PRINCIPAL, Declarative, Era, Handler, IntoCompletion, IntoPromptResult,
+    IntoResourceResult, IntoToolResult, Json, KeysChosen, NeedsKeys, NoArgs, Notifier, Principal,
+    Prompt, PromptDef, QuotaKey, RequestEnv, Resource, ResourceBase, ResourceDef, ResourceTemplate,
+    Response, Server, ServerBuilder, Tool, ToolDef,
 };

@@ -72,6 +72,7 @@ pub struct ServerBuilder<K = NeedsKeys> {
     prompts: Vec<PromptDef>,
     resources: Vec<ResourceDef>,
     changes: Changes,
+    listens_per_principal: usize,
     /// Settings of the wings (each keeps its own type here).
     pub(crate) settings: TypeMap,
 }
@@ -102,6 +103,7 @@ impl ServerBuilder<NeedsKeys> {
             prompts: Vec::new(),
             resources: Vec::new(),
             changes: Changes::default(),
+            listens_per_principal: super::listeners::DEFAULT_LISTENS_PER_PRINCIPAL,
             settings: TypeMap::default(),
         }
     }
@@ -126,6 +128,7 @@ impl<K> ServerBuilder<K> {
             prompts: self.prompts,
             resources: self.resources,
             changes: self.changes,
+            listens_per_principal: self.listens_per_principal,
             settings: self.settings,
         }
     }
@@ -213,6 +216,16 @@ impl<K> ServerBuilder<K> {
     /// handlers that change what the server offers.
     pub fn changes(&self) -> Changes {
         self.changes.clone()
+    }
+
+    /// How many `subscriptions/listen` streams one client (an authenticated principal, or
+    /// an anonymous peer address: see [`QuotaKey`](super::QuotaKey)) may hold open at once
+    /// in this process (default [`DEFAULT_LISTENS_PER_PRINCIPAL`](super::DEFAULT_LISTENS_PER_PRINCIPAL),
+    /// 16). One more is refused with `-32603` and `data: {"limit": "listens_per_principal"}`;
+    /// each stream that ends gives its place back.
+    pub fn listens_per_principal(mut self, n: usize) -> Self {
+        self.listens_per_principal = n.max(1);
+        self
     }
 
     /// Registers a tool.
@@ -323,6 +336,7 @@ impl ServerBuilder<StateKeys> {
             lists,
             cache: self.cache,
             changes: self.changes,
+            listeners: super::listeners::Listeners::new(self.listens_per_principal),
             wings,
             metrics,
         }))

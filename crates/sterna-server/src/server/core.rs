@@ -46,6 +46,8 @@ pub(crate) struct Parts {
     pub(crate) lists: Lists,
     pub(crate) cache: (Duration, CacheScope),
     pub(crate) changes: Changes,
+    /// Each client's share of open `subscriptions/listen` streams.
+    pub(crate) listeners: Arc<super::listeners::Listeners>,
     pub(crate) wings: Wings<Server>,
     /// The per-request metric handles (registered when the server was built).
     pub(crate) metrics: crate::metrics::RequestMetrics,
@@ -123,6 +125,11 @@ impl Server {
     /// The change announcer (public as [`Server::changes`]).
     pub(crate) fn change_handle(&self) -> &Changes {
         &self.inner.parts.changes
+    }
+
+    /// Each client's share of open `subscriptions/listen` streams.
+    pub(crate) fn listeners(&self) -> &Arc<super::listeners::Listeners> {
+        &self.inner.parts.listeners
     }
 
     /// Cancelled when subscriptions close (graceful shutdown).

@@ -5,6 +5,7 @@
 use super::changes::Change;
 use super::context::RequestEnv;
 use super::core::Server;
+use super::quota::QuotaKey;
 use super::request::params;
 use super::response::Response;
 use serde::Deserialize;
@@ -97,6 +98,11 @@ pub(crate) async fn listen(
             Some(id),
             ErrorObject::internal("subscriptions/listen needs a transport that can stream"),
         ));
+    };
+    // Held until the stream ends, however it ends.
+    let _place = match server.listeners().take(QuotaKey::of(&env.principal)) {
+        Ok(place) => place,
+        Err(e) => return Some(Response::error(Some(id), e)),
     };
     let filter = agreed(server, p.notifications);
     let mut changes = server.changes().subscribe();

@@ -283,3 +283,81 @@ async fn a_session_runs_a_bounded_number_of_requests_at_once() {
     // The requests wait for answers nobody gives: the server is dropped, not drained.
     drop((running, s));
 }
+
+/// A 2026-07-28 `subscriptions/listen` from `from`; its stream stays open while the
+/// answer is held. `true` with an SSE answer.
+async fn listen_from(from: [u8; 4], addr: SocketAddr, id: &str) -> (bool, Answer) {
+    let listen = json!({"jsonrpc": "2.0", "id": id, "method": "subscriptions/listen",
+        "params": {"_meta": super::client::meta(json!({})),
+                   "notifications": {"toolsListChanged": true}}});
+    let socket = TcpSocket::new_v4().unwrap();
+    socket.bind(SocketAddr::new(IpAddr::from(from), 0)).unwrap();
+    let tcp = socket.connect(addr).await.unwrap();
+    let (mut sender, conn) = hyper::client::conn::http1::handshake(TokioIo::new(tcp))
+        .await
+        .unwrap();
+    tokio::spawn(conn);
+    let mut req = Request::post(format!("http://{addr}/mcp")).header("host", "127.0.0.1");
+    for (k, v) in super::client::std_headers(&listen) {
+        req = req.header(k, v);
+    }
+    let req = req
+        .body(Full::new(Bytes::from(listen.to_string())))
+        .unwrap();
+    let resp = tokio::time::timeout(Duration::from_secs(10), sender.send_request(req))
+        .await
+        .expect("an answer within 10 s")
+        .unwrap();
+    let (parts, body) = resp.into_parts();
+    let sse = parts.headers["content-type"] == "text/event-stream";
+    let answer = Answer {
+        status: parts.status,
+        session: None,
+        body,
+    };
+    (sse, answer)
+}
+
+#[tokio::test]
+async fn open_subscription_streams_are_a_per_client_share() {
+    let (srv, _) = server();
+    let s = super::client::start(srv, HttpConfig::default(), None).await;
+    let limit = sterna::server::DEFAULT_LISTENS_PER_PRINCIPAL;
+    let mut held = Vec::new();
+    for i in 0..limit {
+        let (sse, mut a) = listen_from(FLOOD, s.addr, &format!("flood-{i}")).await;
+        assert!(sse, "stream {i} opens");
+        let ack = a.first_message().await;
+        assert_eq!(ack["method"], "notifications/subscriptions/acknowledged");
+        held.push(a);
+    }
+    // One more from the same client is refused, naming the limit, and opens no stream.
+    let (sse, r) = listen_from(FLOOD, s.addr, "flood-over").await;
+    assert!(!sse);
+    assert_eq!(r.status, StatusCode::OK);
+    let v = r.json().await;
+    assert_eq!(v["id"], "flood-over");
+    assert_limit(&v["error"], -32603, "listens_per_principal");
+    assert_eq!(v["error"]["data"]["max"], limit);
+    // Another client still listens.
+    let (sse, mut calm) = listen_from(CALM, s.addr, "calm").await;
+    assert!(sse);
+    let ack = calm.first_message().await;
+    assert_eq!(ack["method"], "notifications/subscriptions/acknowledged");
+    // A stream that ends gives its place back.
+    drop(held.pop());
+    let mut again = None;
+    for _ in 0..50 {
+        let (sse, mut a) = listen_from(FLOOD, s.addr, "flood-again").await;
+        if sse {
+            let ack = a.first_message().await;
+            assert_eq!(ack["method"], "notifications/subscriptions/acknowledged");
+            again = Some(a);
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    assert!(again.is_some(), "the freed place is taken again");
+    drop((held, calm, again));
+    s.shutdown().await;
+}
