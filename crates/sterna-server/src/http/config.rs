@@ -25,7 +25,7 @@ pub enum OriginPolicy {
 /// | [`timeout`](Self::timeout) | 5 minutes per request (after its body) | 504 |
 /// | [`header_timeout`](Self::header_timeout) | 30 s to send the headers | connection closed |
 /// | [`body_timeout`](Self::body_timeout) | 30 s to send the whole body | 408, connection closed |
-/// | [`max_connections`](Self::max_connections) | [`DEFAULT_MAX_CONNECTIONS`] (1024), at most ¾ of `ulimit -n` | waits in the accept queue |
+/// | [`max_connections`](Self::max_connections) | [`DEFAULT_MAX_CONNECTIONS`] (1024), at most ¾ of `ulimit -n` | the longest idle connection closes for the new one; waits in the accept queue while all are busy |
 /// | [`http2_max_streams`](Self::http2_max_streams) | 100 streams open at once per HTTP/2 connection | `RST_STREAM(REFUSED_STREAM)` |
 /// | [`max_header_list`](Self::max_header_list) | 16 KiB of HTTP/2 headers per request | stream refused |
 ///
@@ -128,8 +128,10 @@ impl HttpConfig {
         self
     }
 
-    /// The most connections [`HttpServer`](super::HttpServer) serves at once; more wait in
-    /// the listener's accept queue until one closes. Default [`DEFAULT_MAX_CONNECTIONS`],
+    /// The most connections [`HttpServer`](super::HttpServer) serves at once. When every
+    /// slot is taken, the connection idle the longest (no request in flight) is closed to
+    /// serve a new one; only while every connection is busy do new ones wait in the
+    /// listener's accept queue. Default [`DEFAULT_MAX_CONNECTIONS`],
     /// lowered to three quarters of the process's open-file limit (`ulimit -n`) when that
     /// is smaller, so the process keeps descriptors for everything else. A value set here
     /// is used as it is (at least 1).

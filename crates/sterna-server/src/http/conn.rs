@@ -95,21 +95,36 @@ where
 /// What hyper serves on one connection.
 pub(super) type ConnService = TowerToHyperService<Counted<super::routed::Either>>;
 
+/// How long a connection asked to make room may take to close while it has no request in
+/// flight (a head still being sent) before it is dropped.
+const EVICT_GRACE: Duration = Duration::from_millis(500);
+
+/// When a connection should close: at `shutdown`, or when `evict`ed to make room for
+/// another (see `served.rs`).
+pub(crate) struct Closing {
+    pub(crate) shutdown: CancellationToken,
+    pub(crate) evict: CancellationToken,
+}
+
 /// Serves one connection until it ends; shut down gracefully (streams in flight finish)
-/// when `shutdown` is cancelled or the connection has been idle for `idle`.
+/// when `shutdown` is cancelled or the connection has been idle for `idle`. Evicted, it
+/// shuts down gracefully too, and is dropped if it still has nothing in flight after
+/// [`EVICT_GRACE`] (a head that never finishes would hold it until the header deadline).
 pub(crate) async fn drive<I>(
     builder: &auto::Builder<SpanExecutor>,
     io: I,
     service: ConnService,
     activity: Arc<Activity>,
     idle: Duration,
-    shutdown: CancellationToken,
+    close: Closing,
 ) where
     I: tokio::io::AsyncRead + tokio::io::AsyncWrite + Unpin + Send + 'static,
 {
     let conn = builder.serve_connection(TokioIo::new(io), service);
     let mut conn = std::pin::pin!(conn);
     let mut closing = false;
+    // When an evicted connection is next checked for having nothing in flight.
+    let mut evicted = None;
     loop {
         tokio::select! {
             ended = conn.as_mut() => {
@@ -118,9 +133,23 @@ pub(crate) async fn drive<I>(
                 }
                 return;
             }
-            () = shutdown.cancelled(), if !closing => {
+            () = close.shutdown.cancelled(), if !closing => {
                 closing = true;
                 conn.as_mut().graceful_shutdown();
+            }
+            () = close.evict.cancelled(), if evicted.is_none() => {
+                tracing::debug!("idle connection closed to make room for a new one");
+                evicted = Some(Instant::now() + EVICT_GRACE);
+                if !std::mem::replace(&mut closing, true) {
+                    conn.as_mut().graceful_shutdown();
+                }
+            }
+            () = sleep_until(evicted) => {
+                if activity.quiet().is_some() {
+                    return;
+                }
+                // A request came in first: it finishes, then the connection closes.
+                evicted = Some(Instant::now() + EVICT_GRACE);
             }
             () = activity.idle_for(idle), if !closing => {
                 tracing::debug!("idle connection closed");
@@ -128,6 +157,14 @@ pub(crate) async fn drive<I>(
                 conn.as_mut().graceful_shutdown();
             }
         }
+    }
+}
+
+/// Sleeps until `at`, or for ever.
+async fn sleep_until(at: Option<Instant>) {
+    match at {
+        Some(at) => tokio::time::sleep_until(at).await,
+        None => std::future::pending().await,
     }
 }
 
@@ -161,7 +198,7 @@ impl Activity {
     }
 
     /// When nothing is in flight: since when.
-    fn quiet(&self) -> Option<Instant> {
+    pub(crate) fn quiet(&self) -> Option<Instant> {
         if self.active.load(Ordering::Acquire) > 0 {
             return None;
         }

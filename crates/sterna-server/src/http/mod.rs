@@ -34,6 +34,7 @@ mod request_body;
 mod respond;
 mod routed;
 mod serve;
+mod served;
 mod service;
 #[cfg(feature = "tls")]
 mod tls;

@@ -2,9 +2,10 @@
 
 use super::auth::AuthLayer;
 use super::config::HttpConfig;
-use super::conn::{self, Activity, Counted, Http2Limits, Protocols, SpanExecutor};
+use super::conn::{self, Activity, Closing, Counted, Http2Limits, Protocols, SpanExecutor};
 use super::listen;
 use super::routed::{Routed, TextRoute, auth_or_plain};
+use super::served::Served;
 use super::service::McpService;
 use crate::server::Server;
 use hyper_util::server::conn::auto;
@@ -159,7 +160,8 @@ impl HttpServer {
     ///
     /// Against slow and idle clients ([`HttpConfig`]): at most
     /// [`max_connections`](HttpConfig::max_connections) connections are served at once
-    /// (the rest wait in the listener's queue); each has
+    /// (when full, the one idle the longest is closed for a new one; while every
+    /// connection is busy, the rest wait in the listener's queue); each has
     /// [`header_timeout`](HttpConfig::header_timeout) to send a request's headers and
     /// [`body_timeout`](HttpConfig::body_timeout) to send its body. A failing `accept`
     /// (out of file descriptors) is retried after a growing pause (up to 1 s) and logged
@@ -222,11 +224,15 @@ impl HttpServer {
             tls: self.tls.as_ref().map(|t| super::tls::acceptor(t, c.http2)),
             header_timeout: c.header_timeout,
             permits: Arc::new(Semaphore::new(limit)),
+            served: Arc::default(),
             shutdown: CancellationToken::new(),
             mcp: self.into_service(),
         }
     }
 }
+
+/// How often a full server with every connection busy looks again for one gone idle.
+const RECHECK: Duration = Duration::from_millis(100);
 
 /// The accept loop and what each connection gets.
 struct Accept {
@@ -248,36 +254,53 @@ struct Accept {
     header_timeout: Duration,
     /// One per connection served; the others wait in the listener's queue.
     permits: Arc<Semaphore>,
+    /// The connections served, the idlest of which closes when the server is full.
+    served: Arc<Served>,
     /// Cancelled at shutdown: every connection shuts down gracefully.
     shutdown: CancellationToken,
 }
 
 impl Accept {
-    /// Accepts connections for ever (the caller stops it), each with a permit.
+    /// Accepts connections for ever (the caller stops it), each served once it has a
+    /// permit. When none is left, the connection idle the longest is closed to free one
+    /// ([`Served`]); while every connection is busy, the accepted one waits, and the
+    /// next ones wait in the listener's queue.
     async fn run(self: &Arc<Self>, listener: &TcpListener) {
         let mut errors = listen::AcceptErrors::default();
         let mut full = listen::Throttle::default();
         loop {
-            if self.permits.available_permits() == 0
+            match listener.accept().await {
+                Ok((stream, peer)) => {
+                    errors.succeeded();
+                    let Some(permit) = self.permit(&mut full).await else {
+                        return;
+                    };
+                    self.serve(stream, peer, permit);
+                }
+                Err(e) => tokio::time::sleep(errors.failed(&e)).await,
+            }
+        }
+    }
+
+    /// A free slot, made by closing an idle connection when there is none: asked again
+    /// every [`RECHECK`] while every connection is busy, since a busy one may go idle
+    /// without giving its slot back.
+    async fn permit(&self, full: &mut listen::Throttle) -> Option<OwnedSemaphorePermit> {
+        loop {
+            if let Ok(p) = self.permits.clone().try_acquire_owned() {
+                return Some(p);
+            }
+            if !self.served.make_room()
                 && let Some(quiet) = full.note(tokio::time::Instant::now())
             {
                 tracing::warn!(
                     repeated = quiet,
-                    "connection limit reached; new connections wait (HttpConfig::max_connections)"
+                    "connection limit reached with every connection busy; new connections wait (HttpConfig::max_connections)"
                 );
             }
-            let Ok(permit) = self.permits.clone().acquire_owned().await else {
-                return;
-            };
-            match listener.accept().await {
-                Ok((stream, peer)) => {
-                    errors.succeeded();
-                    self.serve(stream, peer, permit);
-                }
-                Err(e) => {
-                    drop(permit);
-                    tokio::time::sleep(errors.failed(&e)).await;
-                }
+            tokio::select! {
+                p = self.permits.clone().acquire_owned() => return p.ok(),
+                () = tokio::time::sleep(RECHECK) => {}
             }
         }
     }
@@ -300,6 +323,11 @@ impl Accept {
     /// One connection, from its first byte (or TLS handshake) to its end.
     async fn connection(&self, stream: tokio::net::TcpStream, peer: SocketAddr) {
         let activity = Arc::new(Activity::default());
+        let (_entry, evict) = self.served.add(activity.clone());
+        let close = Closing {
+            shutdown: self.shutdown.clone(),
+            evict,
+        };
         let routed = Routed {
             path: self.path.clone(),
             inner: self.mcp.clone(),
@@ -311,7 +339,7 @@ impl Accept {
             inner: auth_or_plain(self.auth.as_ref(), routed),
             activity: activity.clone(),
         });
-        let (idle, stop) = (self.header_timeout, self.shutdown.clone());
+        let idle = self.header_timeout;
         #[cfg(feature = "tls")]
         if let Some(acceptor) = &self.tls {
             let tls = tokio::time::timeout(self.header_timeout, acceptor.accept(stream));
@@ -322,8 +350,8 @@ impl Accept {
             };
             let h2 = tls.get_ref().1.alpn_protocol() == Some(b"h2");
             let builder = if h2 { &self.http2 } else { &self.http1 };
-            return conn::drive(builder, tls, service, activity, idle, stop).await;
+            return conn::drive(builder, tls, service, activity, idle, close).await;
         }
-        conn::drive(&self.plain, stream, service, activity, idle, stop).await;
+        conn::drive(&self.plain, stream, service, activity, idle, close).await;
     }
 }

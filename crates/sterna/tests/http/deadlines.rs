@@ -116,13 +116,42 @@ async fn idle(addr: SocketAddr, n: usize) -> Vec<TcpStream> {
     conns
 }
 
+/// A connection busy with a request that does not end (a `subscriptions/listen` stream,
+/// read up to its acknowledgement): it holds its slot for as long as it is kept.
+async fn busy(addr: SocketAddr) -> TcpStream {
+    let body = serde_json::json!({"jsonrpc": "2.0", "id": "l", "method": "subscriptions/listen",
+        "params": {"_meta": super::client::meta(serde_json::json!({})),
+                   "notifications": {"toolsListChanged": true}}})
+    .to_string();
+    let head = post_head(addr, body.len()).replace(
+        "Content-Length",
+        "Mcp-Method: subscriptions/listen\r\nContent-Length",
+    );
+    let mut tcp = TcpStream::connect(addr).await.unwrap();
+    tcp.write_all(format!("{head}{body}").as_bytes())
+        .await
+        .unwrap();
+    let mut got = Vec::new();
+    tokio::time::timeout(BOUND, async {
+        let mut buf = [0u8; 4096];
+        while !String::from_utf8_lossy(&got).contains("subscriptions/acknowledged") {
+            let n = tcp.read(&mut buf).await.unwrap();
+            assert!(n > 0, "the stream stays open");
+            got.extend_from_slice(&buf[..n]);
+        }
+    })
+    .await
+    .expect("the stream is acknowledged");
+    tcp
+}
+
 #[tokio::test]
 async fn the_connection_limit_holds_a_connection_over_it_until_a_slot_frees() {
     let (srv, _) = server();
-    // Long header deadline: the idle connections keep their slots until closed here.
     let config = HttpConfig::new().max_connections(2);
     let s = start(srv, config, None).await;
-    let mut held = idle(s.addr, 2).await;
+    // Both slots held by requests in flight: nothing to close to make room.
+    let mut held = vec![busy(s.addr).await, busy(s.addr).await];
     let addr = s.addr;
     let mut real = tokio::spawn(async move {
         post(addr, &call(1, "add", serde_json::json!({"a": 2, "b": 2}))).await
@@ -144,6 +173,74 @@ async fn the_connection_limit_holds_a_connection_over_it_until_a_slot_frees() {
         r.json()
     );
     drop(held);
+    s.shutdown().await;
+}
+
+/// Whether the server closed `tcp` (bounded wait).
+async fn closed(tcp: &mut TcpStream) -> bool {
+    let mut buf = [0u8; 1024];
+    matches!(
+        tokio::time::timeout(short(2000), tcp.read(&mut buf)).await,
+        Ok(Ok(0) | Err(_))
+    )
+}
+
+#[tokio::test]
+async fn a_full_server_closes_its_longest_idle_connection_to_serve_a_new_one() {
+    let (srv, _) = server();
+    // Deadlines far beyond the test's bound: only making room can serve the new client.
+    let config = HttpConfig::new()
+        .max_connections(3)
+        .header_timeout(Duration::from_secs(600));
+    let s = start(srv, config, None).await;
+    let busy_one = busy(s.addr).await;
+    let mut oldest = idle(s.addr, 1).await.pop().unwrap();
+    tokio::time::sleep(short(50)).await;
+    let mut newer = TcpStream::connect(s.addr).await.unwrap();
+    let r = tokio::time::timeout(
+        BOUND,
+        post(s.addr, &call(1, "add", serde_json::json!({"a": 1, "b": 2}))),
+    )
+    .await
+    .expect("a new client is served while idle connections fill the server");
+    assert_eq!(r.json()["result"]["content"][0]["text"], "3");
+    assert!(
+        closed(&mut oldest).await,
+        "the longest idle connection was closed"
+    );
+    // The other idle connection and the busy one were left alone.
+    assert!(
+        !closed(&mut newer).await,
+        "only one connection is closed per new one"
+    );
+    drop((busy_one, newer));
+    s.shutdown().await;
+}
+
+#[tokio::test]
+async fn heads_that_never_finish_do_not_keep_a_full_server_from_a_new_client() {
+    let (srv, _) = server();
+    let config = HttpConfig::new()
+        .max_connections(2)
+        .header_timeout(Duration::from_secs(600));
+    let s = start(srv, config, None).await;
+    let mut slow = Vec::new();
+    for _ in 0..2 {
+        let mut tcp = TcpStream::connect(s.addr).await.unwrap();
+        tcp.write_all(b"POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Slow: ")
+            .await
+            .unwrap();
+        slow.push(tcp);
+    }
+    tokio::time::sleep(short(100)).await;
+    let r = tokio::time::timeout(
+        BOUND,
+        post(s.addr, &call(1, "add", serde_json::json!({"a": 5, "b": 5}))),
+    )
+    .await
+    .expect("a new client is served while half-sent heads fill the server");
+    assert_eq!(r.json()["result"]["content"][0]["text"], "10");
+    drop(slow);
     s.shutdown().await;
 }
 
