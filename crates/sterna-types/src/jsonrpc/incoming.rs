@@ -154,10 +154,10 @@ impl<'a> RawMessage<'a> {
             }
             Category::Data => {
                 let first = bytes.iter().find(|b| !b.is_ascii_whitespace());
-                let msg = if first == Some(&b'[') {
-                    "Invalid request: batches are not supported".to_owned()
-                } else {
-                    format!("Invalid request: {e}")
+                let msg = match first {
+                    Some(b'[') => "Invalid request: batches are not supported".to_owned(),
+                    Some(b'{') => format!("Invalid request: {e}"),
+                    _ => "Invalid request: a JSON-RPC message is a JSON object".to_owned(),
                 };
                 (ErrorCode::INVALID_REQUEST, msg)
             }
@@ -333,6 +333,25 @@ impl<'a, P: de::DeserializeSeed<'a>> de::DeserializeSeed<'a> for ObjectSeed<P> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_message_that_is_not_an_object_is_told_so_in_protocol_terms() {
+        for bad in [&b"\"hello\""[..], b"42", b"null", b"true", b" \n 7"] {
+            let e = RawMessage::parse(bad).unwrap_err();
+            assert_eq!(e.error.code, ErrorCode::INVALID_REQUEST);
+            assert_eq!(
+                e.error.message,
+                "Invalid request: a JSON-RPC message is a JSON object",
+                "{}",
+                String::from_utf8_lossy(bad)
+            );
+        }
+        let e = RawMessage::parse(b" [1]").unwrap_err();
+        assert_eq!(
+            e.error.message,
+            "Invalid request: batches are not supported"
+        );
+    }
 
     #[test]
     fn ids() {
