@@ -343,7 +343,14 @@ impl Accept {
         #[cfg(feature = "tls")]
         if let Some(acceptor) = &self.tls {
             let tls = tokio::time::timeout(self.header_timeout, acceptor.accept(stream));
-            let tls = match tls.await {
+            // A handshake holds its slot with nothing in flight: closed to make room too.
+            let tls = tokio::select! {
+                tls = tls => tls,
+                () = close.evict.cancelled() => {
+                    return tracing::debug!("TLS handshake cut short to make room");
+                }
+            };
+            let tls = match tls {
                 Ok(Ok(tls)) => tls,
                 Ok(Err(e)) => return tracing::debug!(error = %e, "TLS handshake failed"),
                 Err(_) => return tracing::debug!("TLS handshake not completed in time"),

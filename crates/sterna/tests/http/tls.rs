@@ -201,6 +201,15 @@ async fn serve_http_server_tls(
     pki: &TestPki,
     alpn: Vec<Vec<u8>>,
 ) -> (SocketAddr, tokio::sync::oneshot::Sender<()>) {
+    serve_http_server_tls_limited(pki, alpn, sterna::server::http::DEFAULT_MAX_CONNECTIONS).await
+}
+
+/// [`serve_http_server_tls`] serving at most `max_connections` at once.
+async fn serve_http_server_tls_limited(
+    pki: &TestPki,
+    alpn: Vec<Vec<u8>>,
+    max_connections: usize,
+) -> (SocketAddr, tokio::sync::oneshot::Sender<()>) {
     use sterna::server::http::HttpServer;
     let provider = Arc::new(rustls::crypto::ring::default_provider());
     let mut config = rustls::ServerConfig::builder_with_provider(provider)
@@ -213,7 +222,9 @@ async fn serve_http_server_tls(
     let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
     let addr = listener.local_addr().unwrap();
     let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
-    let server = HttpServer::new(fixture::server().0).tls(Arc::new(config));
+    let server = HttpServer::new(fixture::server().0)
+        .tls(Arc::new(config))
+        .max_connections(max_connections);
     tokio::spawn(server.serve_with_shutdown(listener, async {
         let _ = stopped.await;
     }));
@@ -313,6 +324,24 @@ async fn http_server_tls_negotiates_h2_by_alpn() {
         (http::StatusCode::OK, http::Version::HTTP_11)
     );
     drop(stop);
+}
+
+/// A full TLS server closes a connection whose handshake never starts to serve a new
+/// client (the handshake alone would hold its slot until the header deadline, 30 s).
+#[tokio::test]
+async fn a_handshake_that_never_starts_does_not_keep_a_full_tls_server_from_a_new_client() {
+    let pki = pki();
+    let (addr, stop) = serve_http_server_tls_limited(&pki, Vec::new(), 1).await;
+    let silent = tokio::net::TcpStream::connect(addr).await.unwrap();
+    tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+    let served = tokio::time::timeout(std::time::Duration::from_secs(10), async {
+        let (tls, agreed) = tls_connect(&pki, addr, &[b"h2"]).await;
+        assert_eq!(agreed.as_deref(), Some(&b"h2"[..]));
+        tls
+    })
+    .await;
+    assert!(served.is_ok(), "the new client's handshake completes");
+    drop((silent, stop));
 }
 
 /// sterna's client offers `h2` by ALPN and speaks HTTP/2 when the server agrees: against
