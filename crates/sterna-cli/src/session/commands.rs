@@ -10,8 +10,8 @@ use sterna::client::Call;
 const HELP: &str = "commands:
   tools | prompts | resources | templates     list what the server offers
   describe NAME                               a tool or prompt in full
-  call TOOL [ARGS_JSON]                       call a tool (arguments asked field by field)
-  get PROMPT [ARGS_JSON]                      get a prompt (arguments asked)
+  call TOOL [NAME=VALUE… | ARGS_JSON]         call a tool (no arguments: asked field by field)
+  get PROMPT [NAME=VALUE… | ARGS_JSON]        get a prompt (no arguments: asked)
   read URI|TEMPLATE                           read a resource (template variables asked)
   listen [tools] [prompts] [resources] [URI]  show change notifications as they arrive
   skills [list | show URI | load URI]         the server's skills; load verifies every file
@@ -26,16 +26,37 @@ fn split(line: &str) -> (&str, &str) {
         .map_or((line, ""), |(a, b)| (a, b.trim()))
 }
 
-/// An object from `ARGS_JSON`, or `None` when it is empty.
-fn object(text: &str) -> Result<Option<Map<String, Value>>, CliError> {
+/// The arguments of `call`/`get`: a JSON object, or `NAME=VALUE` words (quoted as in a
+/// shell, each value typed by `schema` as `--arg` does); `None` when there are none.
+fn arguments(
+    text: &str,
+    schema: Option<&Map<String, Value>>,
+) -> Result<Option<Map<String, Value>>, CliError> {
+    let text = text.trim();
     if text.is_empty() {
         return Ok(None);
     }
-    match serde_json::from_str(text) {
-        Ok(Value::Object(m)) => Ok(Some(m)),
-        Ok(_) => Err(CliError::Usage("arguments must be a JSON object".into())),
-        Err(e) => Err(CliError::Usage(format!("arguments: {e}"))),
+    if text.starts_with(['{', '[', '"']) {
+        return match serde_json::from_str(text) {
+            Ok(Value::Object(m)) => Ok(Some(m)),
+            Ok(_) => Err(CliError::Usage("arguments must be a JSON object".into())),
+            Err(e) => Err(CliError::Usage(format!("arguments: {e}"))),
+        };
     }
+    let words = shlex::split(text)
+        .ok_or_else(|| CliError::Usage("arguments: a quote is not closed".into()))?;
+    let mut args = Map::new();
+    for word in words {
+        let (k, v) = word.split_once('=').ok_or_else(|| {
+            CliError::Usage(format!(
+                "arguments: {word:?} is not NAME=VALUE (give NAME=VALUE words or a JSON object)"
+            ))
+        })?;
+        let value = crate::widgets::args::typed(schema, k, v)
+            .map_err(|e| CliError::Usage(format!("arguments: {k}: {e}")))?;
+        args.insert(k.to_owned(), value);
+    }
+    Ok(Some(args))
 }
 
 impl Session {
@@ -169,9 +190,10 @@ impl Session {
     }
 
     async fn call(&mut self, rest: &str) -> Result<(), CliError> {
-        let (name, json) = split(rest);
+        let (name, words) = split(rest);
         let tool = self.tools.iter().find(|t| t.name == name).cloned();
-        let args = match (object(json)?, tool) {
+        let schema = tool.as_ref().map(|t| &t.input_schema);
+        let args = match (arguments(words, schema)?, tool) {
             (Some(a), _) => a,
             (None, Some(t)) => {
                 let schema = t.input_schema.clone();
@@ -205,19 +227,15 @@ impl Session {
     }
 
     async fn get(&mut self, rest: &str) -> Result<(), CliError> {
-        let (name, json) = split(rest);
-        let args = match object(json)? {
+        let (name, words) = split(rest);
+        let prompt = self.prompts.iter().find(|p| p.name == name);
+        let schema = prompt.map(prompt_schema);
+        let args = match arguments(words, schema.as_ref())? {
             Some(a) => a,
             None => {
-                let p = self
-                    .prompts
-                    .iter()
-                    .find(|p| p.name == name)
-                    .cloned()
-                    .ok_or_else(|| {
-                        CliError::Usage(format!("no prompt called {name:?} (try prompts)"))
-                    })?;
-                let schema = prompt_schema(&p);
+                let schema = schema.ok_or_else(|| {
+                    CliError::Usage(format!("no prompt called {name:?} (try prompts)"))
+                })?;
                 self.conn
                     .ui
                     .exclusive(move || crate::widgets::args::ask_all(&schema))
@@ -338,4 +356,49 @@ fn prompt_schema(p: &sterna::types::prompts::Prompt) -> Map<String, Value> {
         serde_json::json!({"type": "object", "properties": props, "required": required}),
     )
     .unwrap_or_default()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn schema() -> Map<String, Value> {
+        serde_json::from_value(json!({"type": "object", "properties": {
+            "name": {"type": "string"}, "count": {"type": "integer"}, "loud": {"type": "boolean"}}}))
+        .unwrap()
+    }
+
+    #[test]
+    fn arguments_as_name_value_words_typed_by_the_schema() {
+        let a = arguments(r#"name="eu west" count=3 loud=true"#, Some(&schema()))
+            .unwrap()
+            .unwrap();
+        assert_eq!(
+            Value::Object(a),
+            json!({"name": "eu west", "count": 3, "loud": true})
+        );
+        // A string property keeps digits as text.
+        let a = arguments("name=42", Some(&schema())).unwrap().unwrap();
+        assert_eq!(a["name"], "42");
+    }
+
+    #[test]
+    fn arguments_as_json_and_the_errors_say_what_is_expected() {
+        let a = arguments(r#"{"name": "x"}"#, Some(&schema()))
+            .unwrap()
+            .unwrap();
+        assert_eq!(a["name"], "x");
+        assert!(arguments("  ", None).unwrap().is_none());
+        for (bad, says) in [
+            ("orders", "NAME=VALUE"),
+            ("count=many", "count"),
+            ("[1]", "JSON object"),
+            (r#"{"name": "#, "arguments"),
+            (r#"name="unclosed"#, "quote"),
+        ] {
+            let e = arguments(bad, Some(&schema())).unwrap_err().to_string();
+            assert!(e.contains(says), "{bad}: {e}");
+        }
+    }
 }
