@@ -36,7 +36,7 @@ fn arguments(
     if text.is_empty() {
         return Ok(None);
     }
-    if text.starts_with(['{', '[', '"']) {
+    if text.starts_with(['{', '[']) {
         return match serde_json::from_str(text) {
             Ok(Value::Object(m)) => Ok(Some(m)),
             Ok(_) => Err(CliError::Usage("arguments must be a JSON object".into())),
@@ -378,8 +378,10 @@ mod tests {
             Value::Object(a),
             json!({"name": "eu west", "count": 3, "loud": true})
         );
-        // A string property keeps digits as text.
-        let a = arguments("name=42", Some(&schema())).unwrap().unwrap();
+        // A string property keeps digits as text; a word may be quoted whole.
+        let a = arguments(r#""name=42" count=1"#, Some(&schema()))
+            .unwrap()
+            .unwrap();
         assert_eq!(a["name"], "42");
     }
 
