@@ -129,9 +129,9 @@ impl HttpConfig {
     }
 
     /// The most connections [`HttpServer`](super::HttpServer) serves at once. When every
-    /// slot is taken, the connection idle the longest (no request in flight) is closed to
-    /// serve a new one; only while every connection is busy do new ones wait in the
-    /// listener's accept queue. Default [`DEFAULT_MAX_CONNECTIONS`],
+    /// slot is taken, the connection idle the longest (no request in flight for at least a
+    /// second) is closed to serve a new one; only while no connection is idle that long do
+    /// new ones wait in the listener's accept queue. Default [`DEFAULT_MAX_CONNECTIONS`],
     /// lowered to three quarters of the process's open-file limit (`ulimit -n`) when that
     /// is smaller, so the process keeps descriptors for everything else. A value set here
     /// is used as it is (at least 1).

@@ -295,7 +295,7 @@ impl Accept {
             {
                 tracing::warn!(
                     repeated = quiet,
-                    "connection limit reached with every connection busy; new connections wait (HttpConfig::max_connections)"
+                    "connection limit reached with no connection idle for a second; new connections wait (HttpConfig::max_connections)"
                 );
             }
             tokio::select! {

@@ -1,7 +1,7 @@
 //! The connections [`HttpServer`](super::HttpServer) is serving, so that a full server
 //! makes room: when every slot is taken, the connection quiet the longest (no request in
-//! flight: an idle keep-alive, a socket that sent nothing, a head never finished) is
-//! closed for the new one, as nginx drains its idle keep-alive connections. Connections
+//! flight for at least a second: an idle keep-alive, a socket that sent nothing, a head
+//! never finished) is closed for the new one, as nginx drains its idle keep-alive connections. Connections
 //! busy with requests (a stream being read, a call running) keep their slots, so holding
 //! a slot costs a client a request in flight, which its other shares bound, instead of an
 //! idle socket.
@@ -10,8 +10,13 @@ use super::conn::Activity;
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
+use std::time::Duration;
 use tokio::time::Instant;
 use tokio_util::sync::CancellationToken;
+
+/// How long a connection must have been quiet to be closed for another: a client between
+/// two requests, or one whose request is on its way, keeps its connection.
+const MIN_QUIET: Duration = Duration::from_secs(1);
 
 /// The connections being served.
 #[derive(Debug, Default)]
@@ -51,9 +56,10 @@ impl Served {
         (entry, evict)
     }
 
-    /// Asks the connection quiet the longest to close, unless one asked before is still
-    /// quiet and closing (one slot is freed at a time). `false` when none could be asked:
-    /// every connection has a request in flight.
+    /// Asks the connection quiet the longest (at least [`MIN_QUIET`]) to close, unless one
+    /// asked before is still quiet and closing (one slot is freed at a time). `false` when
+    /// none could be asked: every connection has a request in flight, or was quiet for
+    /// less.
     pub(crate) fn make_room(&self) -> bool {
         let conns = self.lock();
         let quiet = |c: &Conn| c.activity.quiet();
@@ -63,10 +69,12 @@ impl Served {
         {
             return true;
         }
+        let now = Instant::now();
         let idlest = conns
             .values()
             .filter(|c| !c.evict.is_cancelled())
             .filter_map(|c| Some((quiet(c)?, c)))
+            .filter(|(since, _)| *since + MIN_QUIET <= now)
             .min_by_key(|(since, _): &(Instant, &Conn)| *since);
         match idlest {
             Some((_, c)) => {
@@ -91,7 +99,6 @@ impl Drop for Entry {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use std::time::Duration;
 
     #[tokio::test(start_paused = true)]
     async fn the_longest_quiet_connection_is_asked_and_busy_ones_never() {
@@ -107,12 +114,17 @@ mod tests {
         tokio::time::advance(Duration::from_secs(1)).await;
         drop(new.start());
         let (_e3, new_evict) = served.add(new.clone());
+        // `old` has been quiet for 1.5 s, `new` for 0.5 s.
+        tokio::time::advance(Duration::from_millis(500)).await;
         assert!(served.make_room());
-        assert!(old_evict.is_cancelled(), "the longest quiet one");
+        assert!(old_evict.is_cancelled(), "quiet for 1.5 s");
         // While it is closing, no second one is asked.
         assert!(served.make_room());
         assert!(!new_evict.is_cancelled());
         drop(_e2);
+        assert!(!served.make_room(), "the other was quiet for 0.5 s only");
+        assert!(!new_evict.is_cancelled());
+        tokio::time::advance(Duration::from_millis(500)).await;
         assert!(served.make_room());
         assert!(new_evict.is_cancelled());
         drop(_e3);
