@@ -126,6 +126,14 @@ impl ClientBuilder {
         self
     }
 
+    /// The most questions (`inputRequests`) one round may ask (default 64). A round that
+    /// asks more is a protocol violation: none of its questions is put to the handlers
+    /// (or the user), and the call ends.
+    pub fn max_input_requests(mut self, n: usize) -> Self {
+        self.limits.max_input_requests = n.max(1);
+        self
+    }
+
     /// The most time one call may take, rounds and handlers included (default 10 min).
     pub fn time_budget(mut self, budget: Duration) -> Self {
         self.limits.budget = budget;

@@ -133,6 +133,14 @@ pub enum ProtocolViolation {
     },
     /// `input_required` inside a 2025-11-25 session (that era pushes requests instead).
     InputRequiredInSession,
+    /// A round asking more questions than the client takes at once
+    /// ([`ClientBuilder::max_input_requests`](crate::ClientBuilder::max_input_requests)).
+    TooManyQuestions {
+        /// How many the round asked.
+        asked: usize,
+        /// The most the client takes.
+        max: usize,
+    },
 }
 
 impl fmt::Display for ProtocolViolation {
@@ -157,6 +165,10 @@ impl fmt::Display for ProtocolViolation {
             Self::InputRequiredInSession => {
                 f.write_str("input_required in a 2025-11-25 session, which has no such result")
             }
+            Self::TooManyQuestions { asked, max } => write!(
+                f,
+                "a round asked {asked} questions, more than this client takes at once ({max}, max_input_requests)"
+            ),
         }
     }
 }

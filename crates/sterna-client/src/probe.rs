@@ -174,6 +174,10 @@ mod tests {
             answer(json!({"error": {"code": -32020, "message": "x"}})).unwrap(),
             modern
         );
+        // Without its cache hints (a server that forgot them) it is still a discover result:
+        // it names the versions, and the hints default to the most careful (no caching).
+        let bare = json!({"result": {"resultType": "complete", "supportedVersions": ["2026-07-28"], "capabilities": {}}});
+        assert_eq!(answer(bare).unwrap(), modern);
         assert!(matches!(
             answer(e(json!({"supported": ["2027-01-01"]}))),
             Err(ClientError::Incompatible { .. })

@@ -21,6 +21,7 @@ use sterna_types::mirror::HeaderParam;
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct Limits {
     pub(crate) max_rounds: u32,
+    pub(crate) max_input_requests: usize,
     pub(crate) budget: Duration,
     pub(crate) backoff: (Duration, Duration),
 }
@@ -29,6 +30,7 @@ impl Default for Limits {
     fn default() -> Self {
         Self {
             max_rounds: 10,
+            max_input_requests: 64,
             budget: Duration::from_secs(600),
             backoff: (Duration::from_millis(50), Duration::from_secs(1)),
         }

@@ -155,6 +155,12 @@ where
         }
         let mut open = t.input_requests.unwrap_or_default();
         open.retain(|k, _| !answered.contains(k));
+        let max = shared.limits.max_input_requests;
+        if open.len() > max {
+            let asked = open.len();
+            let e = ClientError::from(ProtocolViolation::TooManyQuestions { asked, max });
+            return Err(E::from(e));
+        }
         if open.is_empty() {
             tokio::time::sleep(delay).await;
             delay = (delay * 3 / 2).min(MAX_POLL.max(task.poll()));

@@ -28,13 +28,20 @@ pub struct DiscoverResult {
     /// Guidance for the model.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub instructions: Option<String>,
-    /// Cache lifetime in milliseconds.
+    /// Cache lifetime in milliseconds (read as 0, not cached, when a server omits it).
+    #[serde(default)]
     pub ttl_ms: u64,
-    /// Cache scope.
+    /// Cache scope (read as `private` when a server omits it).
+    #[serde(default = "private")]
     pub cache_scope: CacheScope,
     /// Metadata (`serverInfo`).
     #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
     pub meta: Option<ResultMeta>,
+}
+
+/// The most careful scope, for a result that does not say.
+fn private() -> CacheScope {
+    CacheScope::Private
 }
 
 /// `server/discover`.

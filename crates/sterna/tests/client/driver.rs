@@ -268,6 +268,93 @@ async fn questions_never_declared_are_protocol_violations() {
 }
 
 #[tokio::test]
+async fn a_round_with_more_questions_than_the_cap_is_refused_unanswered() {
+    let many = |n: usize| {
+        let q = json!({"method": "elicitation/create", "params": {"mode": "form", "message": "?",
+            "requestedSchema": {"type": "object", "properties": {}}}});
+        let asks: serde_json::Map<String, Value> =
+            (0..n).map(|i| (format!("q{i}"), q.clone())).collect();
+        json!({"resultType": "input_required", "inputRequests": asks, "requestState": "s"})
+    };
+    let asked = Arc::new(AtomicUsize::new(0));
+    let seen = asked.clone();
+    let t = Scripted::new(move |_, _| many(100_000));
+    let c = Client::builder("t", "0")
+        .on_elicit(move |_| {
+            seen.fetch_add(1, Ordering::SeqCst);
+            std::future::ready(ElicitResult::decline())
+        })
+        .build(t.clone());
+    match c.call_tool("x", ()).await {
+        Err(ClientError::Protocol(v)) => {
+            let msg = v.to_string();
+            assert!(msg.contains("100000") && msg.contains("64"), "{msg}");
+        }
+        other => panic!("expected a protocol violation: {other:?}"),
+    }
+    assert_eq!(asked.load(Ordering::SeqCst), 0, "no question was answered");
+    assert_eq!(t.requests().len(), 1, "no retry");
+    // Up to the cap (configurable) a round is answered as usual.
+    let t = Scripted::new(move |_, n| if n == 0 { many(8) } else { done("ok") });
+    let c = Client::builder("t", "0")
+        .on_elicit(accept_ok())
+        .max_input_requests(8)
+        .build(t.clone());
+    assert!(c.call_tool("x", ()).await.is_ok());
+}
+
+#[tokio::test]
+async fn a_task_asking_more_questions_than_the_cap_is_refused_and_cancelled() {
+    let q = json!({"method": "elicitation/create", "params": {"mode": "form", "message": "?",
+        "requestedSchema": {"type": "object", "properties": {}}}});
+    let asks: serde_json::Map<String, Value> =
+        (0..1000).map(|i| (format!("q{i}"), q.clone())).collect();
+    let task = json!({"taskId": "t1", "createdAt": "2026-12-06T00:00:00Z",
+        "lastUpdatedAt": "2026-12-06T00:00:00Z", "pollIntervalMs": 10, "ttlMs": 60000});
+    let t = Scripted::new(move |msg, _| {
+        let mut r = task.clone();
+        match msg["method"].as_str() {
+            Some("tools/call") => {
+                r["resultType"] = json!("task");
+                r["status"] = json!("working");
+            }
+            Some("tasks/get") => {
+                r["resultType"] = json!("complete");
+                r["status"] = json!("input_required");
+                r["inputRequests"] = Value::Object(asks.clone());
+            }
+            _ => r = json!({"resultType": "complete"}),
+        }
+        r
+    });
+    let c = Client::builder("t", "0")
+        .on_elicit(accept_ok())
+        .tasks(true)
+        .build(t.clone());
+    match c.call_tool("x", ()).await {
+        Err(ClientError::Protocol(v)) => assert!(v.to_string().contains("1000"), "{v}"),
+        other => panic!("expected a protocol violation: {other:?}"),
+    }
+    // The task is cancelled (on a task of its own, so looked for a little while).
+    let methods = || -> Vec<Value> { t.requests().iter().map(|r| r["method"].clone()).collect() };
+    for _ in 0..100 {
+        if methods().contains(&json!("tasks/cancel")) {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    let methods = methods();
+    assert!(
+        methods.contains(&json!("tasks/cancel")),
+        "the task is cancelled: {methods:?}"
+    );
+    assert!(
+        !methods.contains(&json!("tasks/update")),
+        "nothing answered: {methods:?}"
+    );
+}
+
+#[tokio::test]
 async fn result_types_absent_means_complete_unknown_is_an_error() {
     let t = Scripted::new(|_, _| json!({"content": [{"type": "text", "text": "legacy"}]}));
     assert_eq!(
