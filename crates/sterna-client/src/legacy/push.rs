@@ -19,6 +19,10 @@ use sterna_types::jsonrpc::RequestId;
 use sterna_types::mrtr::{InputRequest, InputResponse};
 use tokio::sync::{mpsc, oneshot};
 
+/// The most pushed questions waiting for their answers at once; a server that pushes more
+/// before the earlier ones are answered gets `-32603` for each one over.
+pub(crate) const MAX_PUSHED_IN_FLIGHT: usize = 32;
+
 /// The 2025-11-25 error code of a user who rejected a sampling request.
 pub(crate) const USER_REJECTED: ErrorCode = ErrorCode(-1);
 
@@ -56,6 +60,8 @@ struct Inner {
     handlers: Handlers,
     events: Arc<EventHub>,
     claims: Mutex<Vec<Arc<Claim>>>,
+    /// One per pushed question being answered ([`MAX_PUSHED_IN_FLIGHT`]).
+    in_flight: Arc<tokio::sync::Semaphore>,
 }
 
 /// Answers what a 2025-11-25 server pushes.
@@ -99,6 +105,7 @@ impl Dispatch {
             handlers,
             events,
             claims: Mutex::default(),
+            in_flight: Arc::new(tokio::sync::Semaphore::new(MAX_PUSHED_IN_FLIGHT)),
         }))
     }
 
@@ -139,7 +146,12 @@ impl Dispatch {
     ) -> Vec<u8> {
         let outcome = match parse(&method, params) {
             Ok(None) => Ok(json!({})),
-            Ok(Some(question)) => self.answer_question(id.clone(), question, &origin).await,
+            Ok(Some(question)) => match self.0.in_flight.clone().try_acquire_owned() {
+                Ok(_held) => self.answer_question(id.clone(), question, &origin).await,
+                Err(_) => Err(ErrorObject::internal(format!(
+                    "Too many requests from the server waiting for answers: at most {MAX_PUSHED_IN_FLIGHT} at once; this one was not put to the user"
+                ))),
+            },
             Err(e) => Err(e),
         };
         let message = match outcome {

@@ -115,6 +115,68 @@ async fn pushes_get_the_2025_answers_and_errors() {
 }
 
 #[tokio::test]
+async fn a_server_pushing_without_end_gets_refusals_beyond_the_cap() {
+    let (t, mut peer) = pair();
+    let gate = Arc::new(tokio::sync::Semaphore::new(0));
+    let shown = Arc::new(std::sync::atomic::AtomicUsize::new(0));
+    let (g, n) = (gate.clone(), shown.clone());
+    let client = Client::builder("flooded", "0")
+        .on_elicit(move |_f: ElicitFormParams| {
+            let (g, n) = (g.clone(), n.clone());
+            async move {
+                n.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+                let _ = g.acquire().await;
+                ElicitResult::decline()
+            }
+        })
+        .time_budget(Duration::from_secs(20))
+        .era(EraMode::Legacy)
+        .build(t);
+    let server = tokio::spawn(async move {
+        peer.accept_initialize("2025-11-25").await;
+        let call = peer.expect("tools/call").await;
+        let total = 1000;
+        for i in 0..total {
+            peer.send(&json!({"jsonrpc": "2.0", "id": i, "method": "elicitation/create", "params": form("name")}))
+                .await;
+        }
+        // Pings are answered whatever waits.
+        let ping = json!({"jsonrpc": "2.0", "id": "p", "method": "ping", "params": {}});
+        peer.send(&ping).await;
+        let mut refused = 0;
+        let mut pinged = false;
+        while refused < total - 32 || !pinged {
+            let r = peer.recv().await.expect("the client answers");
+            if r["id"] == "p" {
+                pinged = true;
+                continue;
+            }
+            assert_eq!(r["error"]["code"], -32603, "{r}");
+            assert!(
+                r["error"]["message"].as_str().unwrap().contains("32"),
+                "{r}"
+            );
+            refused += 1;
+        }
+        (peer, call)
+    });
+    let call = tokio::spawn(async move { client.call_tool("x", json!({})).await });
+    let (mut peer, call_req) = tokio::time::timeout(Duration::from_secs(20), server)
+        .await
+        .expect("refusals within 20 s")
+        .unwrap();
+    assert_eq!(shown.load(std::sync::atomic::Ordering::SeqCst), 32);
+    // Once the handlers answer, the 32 questions get their answers.
+    gate.add_permits(1000);
+    for _ in 0..32 {
+        let r = peer.recv().await.unwrap();
+        assert_eq!(r["result"]["action"], "decline", "{r}");
+    }
+    peer.result(&call_req["id"], text("done")).await;
+    assert_eq!(call.await.unwrap().unwrap().text_content(), "done");
+}
+
+#[tokio::test]
 async fn manual_mode_surfaces_pushed_questions_and_answers_them_on_resume() {
     let (t, mut peer) = pair();
     let client = full(t);
