@@ -58,6 +58,26 @@ impl Answer {
     }
 }
 
+/// `req` sent on a new connection from `from` (a loopback address of the client's own);
+/// the answer, its body still open.
+async fn request_from(
+    from: [u8; 4],
+    addr: SocketAddr,
+    req: Request<Full<Bytes>>,
+) -> http::Response<hyper::body::Incoming> {
+    let socket = TcpSocket::new_v4().unwrap();
+    socket.bind(SocketAddr::new(IpAddr::from(from), 0)).unwrap();
+    let tcp = socket.connect(addr).await.unwrap();
+    let (mut sender, conn) = hyper::client::conn::http1::handshake(TokioIo::new(tcp))
+        .await
+        .unwrap();
+    tokio::spawn(conn);
+    tokio::time::timeout(Duration::from_secs(10), sender.send_request(req))
+        .await
+        .expect("an answer within 10 s")
+        .unwrap()
+}
+
 /// A 2025 request from `from` (a loopback address of the client's own).
 pub async fn send_from(
     from: [u8; 4],
@@ -66,13 +86,6 @@ pub async fn send_from(
     session: Option<&str>,
     body: Option<&Value>,
 ) -> Answer {
-    let socket = TcpSocket::new_v4().unwrap();
-    socket.bind(SocketAddr::new(IpAddr::from(from), 0)).unwrap();
-    let tcp = socket.connect(addr).await.unwrap();
-    let (mut sender, conn) = hyper::client::conn::http1::handshake(TokioIo::new(tcp))
-        .await
-        .unwrap();
-    tokio::spawn(conn);
     let mut req = Request::builder()
         .method(method)
         .uri(format!("http://{addr}/mcp"))
@@ -86,11 +99,7 @@ pub async fn send_from(
     }
     let body = body.map_or(String::new(), Value::to_string);
     let req = req.body(Full::new(Bytes::from(body))).unwrap();
-    let resp = tokio::time::timeout(Duration::from_secs(10), sender.send_request(req))
-        .await
-        .expect("an answer within 10 s")
-        .unwrap();
-    let (parts, body) = resp.into_parts();
+    let (parts, body) = request_from(from, addr, req).await.into_parts();
     Answer {
         status: parts.status,
         session: parts
@@ -290,13 +299,6 @@ async fn listen_from(from: [u8; 4], addr: SocketAddr, id: &str) -> (bool, Answer
     let listen = json!({"jsonrpc": "2.0", "id": id, "method": "subscriptions/listen",
         "params": {"_meta": super::client::meta(json!({})),
                    "notifications": {"toolsListChanged": true}}});
-    let socket = TcpSocket::new_v4().unwrap();
-    socket.bind(SocketAddr::new(IpAddr::from(from), 0)).unwrap();
-    let tcp = socket.connect(addr).await.unwrap();
-    let (mut sender, conn) = hyper::client::conn::http1::handshake(TokioIo::new(tcp))
-        .await
-        .unwrap();
-    tokio::spawn(conn);
     let mut req = Request::post(format!("http://{addr}/mcp")).header("host", "127.0.0.1");
     for (k, v) in super::client::std_headers(&listen) {
         req = req.header(k, v);
@@ -304,11 +306,7 @@ async fn listen_from(from: [u8; 4], addr: SocketAddr, id: &str) -> (bool, Answer
     let req = req
         .body(Full::new(Bytes::from(listen.to_string())))
         .unwrap();
-    let resp = tokio::time::timeout(Duration::from_secs(10), sender.send_request(req))
-        .await
-        .expect("an answer within 10 s")
-        .unwrap();
-    let (parts, body) = resp.into_parts();
+    let (parts, body) = request_from(from, addr, req).await.into_parts();
     let sse = parts.headers["content-type"] == "text/event-stream";
     let answer = Answer {
         status: parts.status,
