@@ -137,11 +137,7 @@ pub(crate) async fn round<T: CallResult>(
             if requests.is_empty() && r.request_state.is_none() {
                 return Err(ProtocolViolation::EmptyInputRequired.into());
             }
-            let max = shared.limits.max_input_requests;
-            if requests.len() > max {
-                let asked = requests.len();
-                return Err(ProtocolViolation::TooManyQuestions { asked, max }.into());
-            }
+            shared.limits.questions(requests.len())?;
             Ok(Step::InputRequired(Pending {
                 method,
                 name,

@@ -26,6 +26,17 @@ pub(crate) struct Limits {
     pub(crate) backoff: (Duration, Duration),
 }
 
+impl Limits {
+    /// Whether one round (or one look at a task) may ask `asked` questions.
+    pub(crate) fn questions(&self, asked: usize) -> Result<(), crate::error::ProtocolViolation> {
+        let max = self.max_input_requests;
+        if asked > max {
+            return Err(crate::error::ProtocolViolation::TooManyQuestions { asked, max });
+        }
+        Ok(())
+    }
+}
+
 impl Default for Limits {
     fn default() -> Self {
         Self {

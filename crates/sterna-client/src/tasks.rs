@@ -155,11 +155,8 @@ where
         }
         let mut open = t.input_requests.unwrap_or_default();
         open.retain(|k, _| !answered.contains(k));
-        let max = shared.limits.max_input_requests;
-        if open.len() > max {
-            let asked = open.len();
-            let e = ClientError::from(ProtocolViolation::TooManyQuestions { asked, max });
-            return Err(E::from(e));
+        if let Err(v) = shared.limits.questions(open.len()) {
+            return Err(E::from(ClientError::from(v)));
         }
         if open.is_empty() {
             tokio::time::sleep(delay).await;
