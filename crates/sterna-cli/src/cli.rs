@@ -317,4 +317,14 @@ pub(crate) struct ServeArgs {
     /// holding a SKILL.md is a skill); SIGHUP re-reads it and announces a change.
     #[arg(long, value_name = "DIR")]
     pub(crate) skills: Option<PathBuf>,
+    /// The load balancers in front of this server (addresses or networks, e.g.
+    /// 127.0.0.1,10.0.0.0/8): their X-Forwarded-For names the client, so anonymous
+    /// clients behind them hold fair shares of their own.
+    #[arg(
+        long,
+        value_name = "NETS",
+        env = "STERNA_TRUSTED_PROXIES",
+        requires = "http"
+    )]
+    pub(crate) trusted_proxies: Option<sterna::server::http::TrustedProxies>,
 }

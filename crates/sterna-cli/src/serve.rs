@@ -173,6 +173,10 @@ async fn endpoint(
             HttpServer::from_service(service)
         }
     };
+    let served = match &args.trusted_proxies {
+        Some(proxies) => served.trusted_proxies(proxies.clone()),
+        None => served,
+    };
     Ok(match &args.replica {
         None => served,
         Some(name) => {

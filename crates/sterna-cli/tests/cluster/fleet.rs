@@ -210,6 +210,8 @@ impl Fleet {
             .args(["--redis", &self.redis_url, "--replica", &r.name])
             // Metrics at /metrics; tasks whose replica died are taken over after 2 s.
             .args(["--metrics", "--task-lease", "2"])
+            // nginx: its X-Forwarded-For names the client (fair shares per client).
+            .args(["--trusted-proxies", "127.0.0.1"])
             .env("STERNA_STATE_KEYS", keys)
             // Debug for legacy sessions: answers handed to the fleet are logged; the demo
             // tools' side effects too.

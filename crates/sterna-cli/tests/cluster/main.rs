@@ -9,6 +9,7 @@ mod fleet;
 mod load;
 mod raw;
 mod scenarios;
+mod shares;
 mod streams;
 mod takeover;
 mod transport;

@@ -28,9 +28,10 @@ pub enum OriginPolicy {
 /// | [`max_connections`](Self::max_connections) | [`DEFAULT_MAX_CONNECTIONS`] (1024), at most ¾ of `ulimit -n` | the longest idle connection closes for the new one; waits in the accept queue while all are busy |
 /// | [`http2_max_streams`](Self::http2_max_streams) | 100 streams open at once per HTTP/2 connection | `RST_STREAM(REFUSED_STREAM)` |
 /// | [`max_header_list`](Self::max_header_list) | 16 KiB of HTTP/2 headers per request | stream refused |
+/// | [`trusted_proxies`](Self::trusted_proxies) | none: the TCP peer is the client | 400 for a trusted proxy's unreadable `X-Forwarded-For` |
 ///
 /// The header deadline (on HTTP/2: the idle deadline of a connection with no stream
-/// open), the connection limit and the HTTP/2 settings are
+/// open), the connection limit, the trusted proxies and the HTTP/2 settings are
 /// [`HttpServer`](super::HttpServer)'s; the others hold wherever
 /// [`McpService`](super::McpService) is mounted, per request, so per HTTP/2 stream too.
 #[derive(Debug, Clone)]
@@ -48,6 +49,7 @@ pub struct HttpConfig {
     pub(crate) http2: bool,
     pub(crate) http2_max_streams: u32,
     pub(crate) max_header_list: u32,
+    pub(crate) proxies: super::TrustedProxies,
 }
 
 /// The most connections [`HttpServer`](super::HttpServer) serves at once by default (also
@@ -69,6 +71,7 @@ impl Default for HttpConfig {
             http2: true,
             http2_max_streams: 100,
             max_header_list: 16 * 1024,
+            proxies: super::TrustedProxies::default(),
         }
     }
 }
@@ -162,6 +165,17 @@ impl HttpConfig {
     /// is refused. Default 16 KiB, at least 1 KiB.
     pub fn max_header_list(mut self, bytes: u32) -> Self {
         self.max_header_list = bytes.max(1024);
+        self
+    }
+
+    /// The proxies in front of [`HttpServer`](super::HttpServer) whose `X-Forwarded-For`
+    /// names the client (default none): anonymous clients behind them then hold fair
+    /// shares of their own, where otherwise they all count as the proxy. See
+    /// [`TrustedProxies`](super::TrustedProxies) for the rule. Where you mount
+    /// [`McpService`](super::McpService) yourself, insert the [`PeerAddr`](super::PeerAddr)
+    /// that [`TrustedProxies::client`](super::TrustedProxies::client) gives.
+    pub fn trusted_proxies(mut self, proxies: super::TrustedProxies) -> Self {
+        self.proxies = proxies;
         self
     }
 }

@@ -24,6 +24,7 @@ mod caller;
 mod config;
 mod conn;
 mod era;
+mod forwarded;
 mod headers;
 pub mod layers;
 #[cfg(feature = "legacy")]
@@ -42,6 +43,7 @@ mod tls;
 pub use auth::{AuthError, AuthLayer, AuthService, Authenticator, BearerTokens};
 pub use body::McpBody;
 pub use config::{DEFAULT_MAX_CONNECTIONS, HttpConfig, OriginPolicy};
+pub use forwarded::{BadForwardedFor, InvalidProxy, TrustedProxies};
 #[cfg(feature = "legacy")]
 pub use legacy::{
     MemorySessionStore, MemoryStreamStore, SessionBus, SessionConfig, SessionError, SessionEvent,

@@ -10,9 +10,11 @@ use std::net::SocketAddr;
 /// are counted by this address (see [`QuotaKey`](crate::server::QuotaKey)); without it,
 /// every anonymous caller shares one set of shares.
 ///
-/// When you mount [`McpService`](super::McpService) in your own stack, insert it yourself,
-/// e.g. from axum's `ConnectInfo<SocketAddr>`, or from `X-Forwarded-For` **only** when the
-/// request came through a proxy you trust (a client can write that header itself):
+/// Behind a load balancer, [`HttpServer::trusted_proxies`](super::HttpServer::trusted_proxies)
+/// makes it the client the balancer names. When you mount [`McpService`](super::McpService)
+/// in your own stack, insert it yourself, e.g. from axum's `ConnectInfo<SocketAddr>`, or
+/// the address [`TrustedProxies::client`](super::TrustedProxies::client) reads (never
+/// `X-Forwarded-For` as it comes: a client can write that header itself):
 ///
 /// ```
 /// use sterna_server::http::PeerAddr;

@@ -72,8 +72,10 @@ pub(super) struct Routed {
     pub(super) inner: McpService,
     pub(super) headers: Arc<http::HeaderMap>,
     pub(super) text: Option<Arc<TextRoute>>,
-    /// The connection's peer: its [`PeerAddr`](super::PeerAddr) on every request.
+    /// The connection's peer: its [`PeerAddr`](super::PeerAddr) on every request, unless
+    /// it is one of the trusted `proxies` (then the client it names is).
     pub(super) peer: SocketAddr,
+    pub(super) proxies: super::TrustedProxies,
 }
 
 impl<B> tower_service::Service<http::Request<B>> for Routed
@@ -97,7 +99,11 @@ where
 
     fn call(&mut self, mut req: http::Request<B>) -> Self::Future {
         use futures_util::future::{Either, ready};
-        req.extensions_mut().insert(super::PeerAddr(self.peer));
+        let client = match self.proxies.client(self.peer, req.headers()) {
+            Ok(client) => client,
+            Err(e) => return Either::Left(ready(Ok(bad_forwarded_for(&e)))),
+        };
+        req.extensions_mut().insert(super::PeerAddr(client));
         if let Some(text) = self
             .text
             .as_ref()
@@ -121,6 +127,15 @@ where
             headers: self.headers.clone(),
         })
     }
+}
+
+/// A trusted proxy's `X-Forwarded-For` that names no client: refused, never counted as
+/// the proxy's own request.
+fn bad_forwarded_for(e: &super::BadForwardedFor) -> http::Response<super::body::McpBody> {
+    use sterna_types::error::{ErrorCode, ErrorObject};
+    crate::metrics::refused(crate::metrics::Refusal::BadHeaders, 400);
+    let e = ErrorObject::new(ErrorCode::INVALID_REQUEST, format!("Bad request: {e}"));
+    super::respond::rpc_error(http::StatusCode::BAD_REQUEST, None, &e)
 }
 
 pin_project_lite::pin_project! {

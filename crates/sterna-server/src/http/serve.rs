@@ -89,6 +89,14 @@ impl HttpServer {
         self
     }
 
+    /// The proxies whose `X-Forwarded-For` names the client (see
+    /// [`HttpConfig::trusted_proxies`]); keeps an endpoint given to
+    /// [`from_service`](Self::from_service).
+    pub fn trusted_proxies(mut self, proxies: super::TrustedProxies) -> Self {
+        self.config.proxies = proxies;
+        self
+    }
+
     /// Adds a header to every response of the endpoint, e.g. the name of the replica that
     /// answered (`x-sterna-replica`), to see a load balancer at work. Applies when this
     /// server serves ([`serve`](Self::serve), [`serve_with_shutdown`](Self::serve_with_shutdown)),
@@ -215,6 +223,7 @@ impl HttpServer {
             auth: self.auth.clone(),
             headers: self.headers.clone(),
             text: self.text.clone(),
+            proxies: c.proxies.clone(),
             plain: build(plain),
             #[cfg(feature = "tls")]
             http1: build(Protocols::Http1),
@@ -240,6 +249,8 @@ struct Accept {
     auth: Option<AuthLayer>,
     headers: Arc<http::HeaderMap>,
     text: Option<Arc<TextRoute>>,
+    /// Whose `X-Forwarded-For` names the client.
+    proxies: super::TrustedProxies,
     mcp: McpService,
     /// Connections on a plain socket: HTTP/1.1, or h2c when HTTP/2 is on.
     plain: Arc<auto::Builder<SpanExecutor>>,
@@ -334,6 +345,7 @@ impl Accept {
             headers: self.headers.clone(),
             text: self.text.clone(),
             peer,
+            proxies: self.proxies.clone(),
         };
         let service = TowerToHyperService::new(Counted {
             inner: auth_or_plain(self.auth.as_ref(), routed),

@@ -86,12 +86,28 @@ pub async fn send_from(
     session: Option<&str>,
     body: Option<&Value>,
 ) -> Answer {
+    send_via(from, None, addr, method, session, body).await
+}
+
+/// A 2025 request from `from`, with `X-Forwarded-For: forwarded` when given (as a proxy
+/// at `from` sends it).
+async fn send_via(
+    from: [u8; 4],
+    forwarded: Option<&str>,
+    addr: SocketAddr,
+    method: &str,
+    session: Option<&str>,
+    body: Option<&Value>,
+) -> Answer {
     let mut req = Request::builder()
         .method(method)
         .uri(format!("http://{addr}/mcp"))
         .header("host", format!("127.0.0.1:{}", addr.port()))
         .header("content-type", "application/json")
         .header("accept", "application/json, text/event-stream");
+    if let Some(f) = forwarded {
+        req = req.header("x-forwarded-for", f);
+    }
     if let Some(s) = session {
         req = req
             .header("mcp-session-id", s)
@@ -259,6 +275,66 @@ async fn one_client_filling_its_sessions_leaves_another_client_unaffected() {
     let del = send_from(FLOOD, s.addr, "DELETE", Some(&held[0]), None).await;
     assert_eq!(del.status, StatusCode::OK);
     open(FLOOD, s.addr).await.expect("a slot again");
+    s.shutdown().await;
+}
+
+/// Opens a session through a proxy at `PROXY` that names `client`; the refusal if any.
+async fn open_via(client: &str, addr: SocketAddr) -> Result<String, StatusCode> {
+    let r = send_via(PROXY, Some(client), addr, "POST", None, Some(&init())).await;
+    r.session
+        .filter(|_| r.status == StatusCode::OK)
+        .ok_or(r.status)
+}
+
+const PROXY: [u8; 4] = [127, 0, 0, 4];
+
+#[tokio::test]
+async fn behind_a_trusted_proxy_each_forwarded_client_holds_its_own_share() {
+    let (srv, _) = server();
+    let proxies = "127.0.0.4".parse().unwrap();
+    let config = HttpConfig::default().trusted_proxies(proxies);
+    let s = super::client::start(srv, config, None).await;
+    for _ in 0..100 {
+        open_via("198.51.100.1", s.addr)
+            .await
+            .expect("within the share");
+    }
+    let refused = open_via("198.51.100.1", s.addr).await;
+    assert_eq!(refused, Err(StatusCode::TOO_MANY_REQUESTS));
+    // A client that writes the header itself is read from what its proxy appended.
+    let spoofed = open_via("198.51.100.2, 198.51.100.1", s.addr).await;
+    assert_eq!(
+        spoofed,
+        Err(StatusCode::TOO_MANY_REQUESTS),
+        "still 198.51.100.1"
+    );
+    // Another client behind the same proxy, and the proxy's own requests, are unaffected.
+    open_via("198.51.100.1, 198.51.100.2", s.addr)
+        .await
+        .expect("its own share");
+    open(PROXY, s.addr).await.expect("the proxy's own share");
+    // A peer that is no proxy is its own client, whatever it writes.
+    let r = send_via(
+        CALM,
+        Some("198.51.100.1"),
+        s.addr,
+        "POST",
+        None,
+        Some(&init()),
+    )
+    .await;
+    assert_eq!(r.status, StatusCode::OK, "not 198.51.100.1's share");
+    // An entry that is not an address is refused, not counted as the proxy's.
+    let r = send_via(PROXY, Some("unknown"), s.addr, "POST", None, Some(&init())).await;
+    assert_eq!(r.status, StatusCode::BAD_REQUEST);
+    let v = r.json().await;
+    assert_eq!(v["error"]["code"], -32600, "{v}");
+    assert!(
+        v["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("X-Forwarded-For")
+    );
     s.shutdown().await;
 }
 
