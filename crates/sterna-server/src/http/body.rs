@@ -1,6 +1,7 @@
 //! The response body: a complete JSON document, or an SSE stream that carries the
 //! request's notifications and ends with its response.
 
+use crate::server::places::Place;
 use bytes::Bytes;
 use http_body::{Body, Frame, SizeHint};
 use std::collections::VecDeque;
@@ -17,7 +18,11 @@ use tokio::time::{Instant, Sleep};
 pub(crate) type Final = Pin<Box<dyn Future<Output = Option<Vec<u8>>> + Send>>;
 
 /// The body of an MCP HTTP response.
-pub struct McpBody(Kind);
+pub struct McpBody {
+    kind: Kind,
+    /// The client's place for a request in flight, while the stream runs.
+    _held: Option<Place>,
+}
 
 enum Kind {
     Full(Option<Bytes>),
@@ -29,7 +34,7 @@ enum Kind {
 
 impl std::fmt::Debug for McpBody {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match &self.0 {
+        match &self.kind {
             Kind::Full(_) => f.write_str("McpBody::Full"),
             Kind::Sse(_) => f.write_str("McpBody::Sse"),
             #[cfg(feature = "legacy")]
@@ -46,17 +51,17 @@ impl From<Bytes> for McpBody {
 
 impl McpBody {
     pub(crate) fn full(bytes: impl Into<Bytes>) -> Self {
-        Self(Kind::Full(Some(bytes.into())))
+        Self::of(Kind::Full(Some(bytes.into())))
     }
 
     pub(crate) fn empty() -> Self {
-        Self(Kind::Full(None))
+        Self::of(Kind::Full(None))
     }
 
     #[cfg(feature = "legacy")]
     /// SSE events, already formatted, as a stream yields them.
     pub(crate) fn stream(events: Pin<Box<dyn futures_util::Stream<Item = Bytes> + Send>>) -> Self {
-        Self(Kind::Stream(events))
+        Self::of(Kind::Stream(events))
     }
 
     /// A stream that starts with `first`, carries what `notifications` yields, and ends
@@ -69,7 +74,7 @@ impl McpBody {
     ) -> Self {
         let mut queued = VecDeque::new();
         queued.push_back(event(&first));
-        Self(Kind::Sse(Box::new(SseStream {
+        Self::of(Kind::Sse(Box::new(SseStream {
             notifications: Some(notifications),
             fin: Some(fin),
             queued,
@@ -81,7 +86,7 @@ impl McpBody {
 
     /// A stream of messages already known (notifications, then the response).
     pub(crate) fn sse_done(messages: Vec<Vec<u8>>, keep_alive: Duration) -> Self {
-        Self(Kind::Sse(Box::new(SseStream {
+        Self::of(Kind::Sse(Box::new(SseStream {
             notifications: None,
             fin: None,
             queued: messages.iter().map(|m| event(m)).collect(),
@@ -89,6 +94,21 @@ impl McpBody {
             idle: Box::pin(tokio::time::sleep(keep_alive)),
             done: true,
         })))
+    }
+}
+
+impl McpBody {
+    /// The body, holding `place` until it ends (a stream: until it is sent or its client
+    /// has gone; a complete document gives it back at once, its request is over).
+    pub(crate) fn holding(mut self, place: Place) -> Self {
+        if !matches!(self.kind, Kind::Full(_)) {
+            self._held = Some(place);
+        }
+        self
+    }
+
+    fn of(kind: Kind) -> Self {
+        Self { kind, _held: None }
     }
 }
 
@@ -169,7 +189,7 @@ impl Body for McpBody {
         self: Pin<&mut Self>,
         cx: &mut Context<'_>,
     ) -> Poll<Option<Result<Frame<Bytes>, Infallible>>> {
-        match &mut self.get_mut().0 {
+        match &mut self.get_mut().kind {
             Kind::Full(b) => Poll::Ready(b.take().map(|b| Ok(Frame::data(b)))),
             Kind::Sse(s) => s.poll_next(cx).map(|o| o.map(|b| Ok(Frame::data(b)))),
             #[cfg(feature = "legacy")]
@@ -181,7 +201,7 @@ impl Body for McpBody {
     }
 
     fn is_end_stream(&self) -> bool {
-        match &self.0 {
+        match &self.kind {
             Kind::Full(b) => b.is_none(),
             Kind::Sse(s) => s.done && s.queued.is_empty(),
             #[cfg(feature = "legacy")]
@@ -190,7 +210,7 @@ impl Body for McpBody {
     }
 
     fn size_hint(&self) -> SizeHint {
-        match &self.0 {
+        match &self.kind {
             Kind::Full(Some(b)) => SizeHint::with_exact(b.len() as u64),
             Kind::Full(None) => SizeHint::with_exact(0),
             Kind::Sse(_) => SizeHint::default(),

@@ -28,6 +28,7 @@ pub enum OriginPolicy {
 /// | [`max_connections`](Self::max_connections) | [`DEFAULT_MAX_CONNECTIONS`] (1024), at most ¾ of `ulimit -n` | the longest idle connection closes for the new one; waits in the accept queue while all are busy |
 /// | [`http2_max_streams`](Self::http2_max_streams) | 100 streams open at once per HTTP/2 connection | `RST_STREAM(REFUSED_STREAM)` |
 /// | [`max_header_list`](Self::max_header_list) | 16 KiB of HTTP/2 headers per request | stream refused |
+/// | [`requests_per_client`](Self::requests_per_client) | [`DEFAULT_REQUESTS_PER_CLIENT`] (128) requests in flight per client | 429 |
 /// | [`trusted_proxies`](Self::trusted_proxies) | none: the TCP peer is the client | 400 for a trusted proxy's unreadable `X-Forwarded-For` |
 ///
 /// The header deadline (on HTTP/2: the idle deadline of a connection with no stream
@@ -50,11 +51,17 @@ pub struct HttpConfig {
     pub(crate) http2_max_streams: u32,
     pub(crate) max_header_list: u32,
     pub(crate) proxies: super::TrustedProxies,
+    pub(crate) requests_per_client: usize,
 }
 
 /// The most connections [`HttpServer`](super::HttpServer) serves at once by default (also
 /// capped at three quarters of the process's open-file limit).
 pub const DEFAULT_MAX_CONNECTIONS: usize = 1024;
+
+/// How many requests one client (an authenticated principal, or an anonymous peer
+/// address: see [`QuotaKey`](crate::server::QuotaKey)) may have in flight at once by
+/// default, on one endpoint (see [`HttpConfig::requests_per_client`]).
+pub const DEFAULT_REQUESTS_PER_CLIENT: usize = 128;
 
 impl Default for HttpConfig {
     fn default() -> Self {
@@ -72,6 +79,7 @@ impl Default for HttpConfig {
             http2_max_streams: 100,
             max_header_list: 16 * 1024,
             proxies: super::TrustedProxies::default(),
+            requests_per_client: DEFAULT_REQUESTS_PER_CLIENT,
         }
     }
 }
@@ -176,6 +184,22 @@ impl HttpConfig {
     /// that [`TrustedProxies::client`](super::TrustedProxies::client) gives.
     pub fn trusted_proxies(mut self, proxies: super::TrustedProxies) -> Self {
         self.proxies = proxies;
+        self
+    }
+
+    /// How many requests one client may have in flight at once (default
+    /// [`DEFAULT_REQUESTS_PER_CLIENT`], at least 1): from the moment its headers arrive
+    /// to the end of its answer, SSE streams included (2025 GET streams, requests waiting
+    /// for a pushed question's answer, `subscriptions/listen`), so one client cannot hold
+    /// every connection busy. One more is refused before its body is read: 429 with a
+    /// JSON-RPC error `-32603` whose `data` names `requests_per_client`. A client is its
+    /// [`QuotaKey`](crate::server::QuotaKey); anonymous requests with no
+    /// [`PeerAddr`](super::PeerAddr) (an endpoint mounted without one) are not counted,
+    /// since they cannot be told apart. Behind a load balancer, set
+    /// [`trusted_proxies`](Self::trusted_proxies), or every anonymous client counts as
+    /// the balancer.
+    pub fn requests_per_client(mut self, n: usize) -> Self {
+        self.requests_per_client = n.max(1);
         self
     }
 }

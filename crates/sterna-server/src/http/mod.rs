@@ -26,6 +26,7 @@ mod conn;
 mod era;
 mod forwarded;
 mod headers;
+mod in_flight;
 pub mod layers;
 #[cfg(feature = "legacy")]
 mod legacy;
@@ -42,7 +43,7 @@ mod tls;
 
 pub use auth::{AuthError, AuthLayer, AuthService, Authenticator, BearerTokens};
 pub use body::McpBody;
-pub use config::{DEFAULT_MAX_CONNECTIONS, HttpConfig, OriginPolicy};
+pub use config::{DEFAULT_MAX_CONNECTIONS, DEFAULT_REQUESTS_PER_CLIENT, HttpConfig, OriginPolicy};
 pub use forwarded::{BadForwardedFor, InvalidProxy, TrustedProxies};
 #[cfg(feature = "legacy")]
 pub use legacy::{

@@ -7,6 +7,7 @@ use super::caller::Caller;
 use super::config::HttpConfig;
 use super::era::{HttpEra, elsewhere, modern_header};
 use super::headers;
+use super::in_flight;
 use super::layers::{
     AcceptLayer, AcceptService, Accepts, BodyLimitLayer, BodyLimitService, BodyTimeoutLayer,
     BodyTimeoutService, ContentTypeLayer, ContentTypeService, Deadline, OriginLayer, OriginService,
@@ -15,6 +16,7 @@ use super::request_body::{BodyError, read_body};
 use super::respond::{Done, json, plain, rpc_error, sse_response, status_of};
 use crate::metrics::{Refusal, refused};
 use crate::server::inbound::{Inbound, classify, classify_envelope};
+use crate::server::places::Places;
 use crate::server::prepare::Prepared;
 use crate::server::{Notifier, RequestEnv, Response as RpcResponse, Server, log_panic};
 use bytes::Bytes;
@@ -77,6 +79,7 @@ impl McpService {
             era: super::eras(&config),
             keep_alive: config.keep_alive,
             timeout: config.timeout,
+            in_flight: in_flight::places(config.requests_per_client),
         });
         let endpoint = Endpoint {
             shared: shared.clone(),
@@ -174,6 +177,8 @@ struct Shared {
     keep_alive: std::time::Duration,
     /// Applied to the whole of each request (not `subscriptions/listen`).
     timeout: Option<std::time::Duration>,
+    /// Each client's requests in flight.
+    in_flight: Arc<Places>,
 }
 
 impl<B> tower_service::Service<Request<Limited<B>>> for Endpoint
@@ -211,6 +216,29 @@ impl Shared {
     {
         let (mut parts, body) = req.into_parts();
         let caller = Caller::take(&mut parts.extensions);
+        // The client's place holds until the answer ends (a stream included).
+        let place = match in_flight::admit(&self.in_flight, &caller.principal) {
+            Ok(place) => place,
+            Err(refused) => return *refused,
+        };
+        let response = self.serve_as(parts, caller, body).await;
+        match place {
+            Some(place) => response.map(|b| b.holding(place)),
+            None => response,
+        }
+    }
+
+    /// The request of `caller`, its headers read.
+    async fn serve_as<B>(
+        self: &Arc<Self>,
+        mut parts: http::request::Parts,
+        caller: Caller,
+        body: Limited<B>,
+    ) -> Response<McpBody>
+    where
+        B: Body<Data = Bytes> + Send + 'static,
+        B::Error: Into<BoxError>,
+    {
         if let Some(e) = headers::repeated(&parts.headers) {
             refused(Refusal::BadHeaders, 400);
             return rpc_error(StatusCode::BAD_REQUEST, None, &e);

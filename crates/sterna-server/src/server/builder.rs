@@ -103,7 +103,7 @@ impl ServerBuilder<NeedsKeys> {
             prompts: Vec::new(),
             resources: Vec::new(),
             changes: Changes::default(),
-            listens_per_principal: super::listeners::DEFAULT_LISTENS_PER_PRINCIPAL,
+            listens_per_principal: super::places::DEFAULT_LISTENS_PER_PRINCIPAL,
             settings: TypeMap::default(),
         }
     }
@@ -336,7 +336,10 @@ impl ServerBuilder<StateKeys> {
             lists,
             cache: self.cache,
             changes: self.changes,
-            listeners: super::listeners::Listeners::new(self.listens_per_principal),
+            listeners: super::places::Places::new(
+                self.listens_per_principal,
+                super::places::LISTENS,
+            ),
             wings,
             metrics,
         }))

@@ -47,7 +47,7 @@ pub(crate) struct Parts {
     pub(crate) cache: (Duration, CacheScope),
     pub(crate) changes: Changes,
     /// Each client's share of open `subscriptions/listen` streams.
-    pub(crate) listeners: Arc<super::listeners::Listeners>,
+    pub(crate) listeners: Arc<super::places::Places>,
     pub(crate) wings: Wings<Server>,
     /// The per-request metric handles (registered when the server was built).
     pub(crate) metrics: crate::metrics::RequestMetrics,
@@ -128,7 +128,7 @@ impl Server {
     }
 
     /// Each client's share of open `subscriptions/listen` streams.
-    pub(crate) fn listeners(&self) -> &Arc<super::listeners::Listeners> {
+    pub(crate) fn listeners(&self) -> &Arc<super::places::Places> {
         &self.inner.parts.listeners
     }
 

@@ -24,9 +24,9 @@ pub(crate) mod guard;
 pub(crate) mod handler;
 pub(crate) mod inbound;
 mod listen;
-mod listeners;
 pub(crate) mod lists;
 pub(crate) mod outcome;
+pub(crate) mod places;
 pub(crate) mod prepare;
 pub(crate) mod principal;
 mod prompt;
@@ -51,7 +51,7 @@ pub use context::{Context, Notifier, RequestEnv};
 pub use handler::{
     Declarative, Handler, IntoPromptResult, IntoResourceResult, IntoToolResult, Json, NoArgs,
 };
-pub use listeners::DEFAULT_LISTENS_PER_PRINCIPAL;
+pub use places::DEFAULT_LISTENS_PER_PRINCIPAL;
 pub use principal::{AccessGrant, Principal};
 pub use prompt::{AskingPrompt, Prompt, PromptDef};
 pub use quota::QuotaKey;

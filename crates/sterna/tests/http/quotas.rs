@@ -435,3 +435,53 @@ async fn open_subscription_streams_are_a_per_client_share() {
     drop((held, calm, again));
     s.shutdown().await;
 }
+
+#[tokio::test]
+async fn requests_in_flight_are_a_per_client_share() {
+    let (srv, _) = server();
+    let config = HttpConfig::default().requests_per_client(8);
+    let s = super::client::start(srv, config, None).await;
+    let call = |id: i64| {
+        json!({"jsonrpc": "2.0", "id": id, "method": "tools/call",
+               "params": {"name": "provision_database", "arguments": {"name": format!("db{id}")}}})
+    };
+    // Two sessions of one client, 4 requests each, every one waiting for the answer to
+    // its question: 8 in flight (a session alone may run 32).
+    let mut running = Vec::new();
+    for _ in 0..2 {
+        let session = open(FLOOD, s.addr).await.unwrap();
+        for id in 0..4 {
+            let mut r = send_from(FLOOD, s.addr, "POST", Some(&session), Some(&call(id))).await;
+            assert_eq!(r.status, StatusCode::OK);
+            assert_eq!(r.first_message().await["method"], "elicitation/create");
+            running.push(r);
+        }
+    }
+    // One more request of any kind from that client: refused before it is read.
+    let over = send_from(FLOOD, s.addr, "POST", None, Some(&init())).await;
+    assert_eq!(over.status, StatusCode::TOO_MANY_REQUESTS);
+    let v = over.json().await;
+    assert_limit(&v["error"], -32603, "requests_per_client");
+    assert_eq!(v["error"]["data"]["max"], 8);
+    let (sse, r) = listen_from(FLOOD, s.addr, "flood-listen").await;
+    assert!(!sse);
+    assert_eq!(r.status, StatusCode::TOO_MANY_REQUESTS, "2026 requests too");
+    // Another client is served as if nothing happened.
+    let calm = open(CALM, s.addr).await.expect("another client's share");
+    let ping = json!({"jsonrpc": "2.0", "id": 1, "method": "ping"});
+    let r = send_from(CALM, s.addr, "POST", Some(&calm), Some(&ping)).await;
+    assert!(r.json().await["result"].is_object());
+    // A request that ends (its client went away) gives its place back.
+    drop(running.pop());
+    let mut again = false;
+    for _ in 0..50 {
+        let r = send_from(FLOOD, s.addr, "POST", None, Some(&init())).await;
+        if r.status == StatusCode::OK {
+            again = true;
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    assert!(again, "the freed place is taken again");
+    drop((running, s));
+}

@@ -1,7 +1,8 @@
-//! Each client's share of open `subscriptions/listen` streams: a stream holds its
-//! connection and a place in the broadcast of changes for as long as the client keeps
-//! it, so one client may hold at most a fixed number at once (per process), and one
-//! client opening streams without end leaves every other client able to listen.
+//! Each client's share of what it holds open: `subscriptions/listen` streams (a stream
+//! holds its connection and a place in the broadcast of changes for as long as the
+//! client keeps it) and, over HTTP, requests in flight (each holds a connection or an
+//! HTTP/2 stream, and a task). One client holds at most a fixed number at once (per
+//! process), so one client opening them without end leaves every other client served.
 
 use super::QuotaKey;
 use super::quota::limit_error;
@@ -14,48 +15,73 @@ use sterna_types::error::{ErrorCode, ErrorObject};
 /// [`ServerBuilder::listens_per_principal`](super::ServerBuilder::listens_per_principal)).
 pub const DEFAULT_LISTENS_PER_PRINCIPAL: usize = 16;
 
-/// The open streams of each client.
+/// What a share counts, as its refusal names it.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Share {
+    /// The setting that sets the share (`data.limit` of the refusal).
+    pub(crate) setting: &'static str,
+    /// What is counted, plural ("subscriptions/listen streams").
+    pub(crate) what: &'static str,
+    /// What the client can do about it.
+    pub(crate) remedy: &'static str,
+}
+
+/// The share of open `subscriptions/listen` streams.
+pub(crate) const LISTENS: Share = Share {
+    setting: "listens_per_principal",
+    what: "subscriptions/listen streams",
+    remedy: "end one before opening another",
+};
+
+/// What each client holds of one kind.
 #[derive(Debug)]
-pub(crate) struct Listeners {
+pub(crate) struct Places {
     limit: usize,
+    share: Share,
     open: Mutex<HashMap<QuotaKey, usize>>,
 }
 
-/// A place taken by one open stream; given back when dropped (the stream ended, or its
+/// A place taken by one stream or request; given back when dropped (it ended, or its
 /// client went away).
 #[derive(Debug)]
 pub(crate) struct Place {
-    listeners: Arc<Listeners>,
+    places: Arc<Places>,
     key: QuotaKey,
 }
 
-impl Listeners {
-    pub(crate) fn new(limit: usize) -> Arc<Self> {
+impl Places {
+    pub(crate) fn new(limit: usize, share: Share) -> Arc<Self> {
         Arc::new(Self {
             limit: limit.max(1),
+            share,
             open: Mutex::default(),
         })
     }
 
-    /// A place for one more stream of `key`, or the refusal that names the limit.
+    /// A place for one more of `key`, or the refusal (`-32603`) that names the limit.
     pub(crate) fn take(self: &Arc<Self>, key: QuotaKey) -> Result<Place, ErrorObject> {
         let mut open = self.lock();
         let held = open.entry(key.clone()).or_default();
         if *held >= self.limit {
+            let Share {
+                setting,
+                what,
+                remedy,
+            } = self.share;
             let msg = format!(
-                "Too many subscriptions/listen streams: this client already holds {} open, its share of the server (listens_per_principal); end one before opening another",
+                "Too many {what}: this client already holds {}, its share of the server ({setting}); {remedy}",
                 self.limit
             );
             return Err(limit_error(
                 ErrorCode::INTERNAL_ERROR,
                 msg,
-                "listens_per_principal",
+                setting,
                 self.limit,
             ));
         }
         *held += 1;
         Ok(Place {
-            listeners: self.clone(),
+            places: self.clone(),
             key,
         })
     }
@@ -72,7 +98,7 @@ impl Listeners {
 
 impl Drop for Place {
     fn drop(&mut self) {
-        let mut open = self.listeners.lock();
+        let mut open = self.places.lock();
         if let Some(held) = open.get_mut(&self.key) {
             *held = held.saturating_sub(1);
             if *held == 0 {
@@ -89,7 +115,7 @@ mod tests {
 
     #[test]
     fn a_client_holds_at_most_its_share_and_gets_places_back() {
-        let l = Listeners::new(2);
+        let l = Places::new(2, LISTENS);
         let (a, b) = (
             QuotaKey::of(&Principal::new("a")),
             QuotaKey::of(&Principal::new("b")),
