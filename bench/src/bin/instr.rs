@@ -116,6 +116,10 @@ const META: &str = r#""_meta":{"io.modelcontextprotocol/protocolVersion":"2026-0
 
 async fn post(svc: &mut McpService, name: &str, body: String) -> Vec<u8> {
     let req = http::Request::post("http://127.0.0.1/mcp")
+        // The client's address, as `HttpServer` puts it on every request.
+        .extension(sterna::server::http::PeerAddr(
+            ([127, 0, 0, 1], 40000).into(),
+        ))
         .header("host", "127.0.0.1")
         .header("content-type", "application/json")
         .header("accept", "application/json, text/event-stream")

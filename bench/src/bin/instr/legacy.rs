@@ -60,6 +60,10 @@ async fn send(
     body: String,
 ) -> (StatusCode, HeaderMap, Messages) {
     let mut req = http::Request::post("http://127.0.0.1/mcp")
+        // The client's address, as `HttpServer` puts it on every request.
+        .extension(sterna::server::http::PeerAddr(
+            ([127, 0, 0, 1], 40000).into(),
+        ))
         .header("host", "127.0.0.1")
         .header("content-type", "application/json")
         .header("accept", "application/json, text/event-stream");

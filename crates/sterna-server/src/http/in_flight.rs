@@ -41,3 +41,29 @@ pub(super) fn admit(
         Box::new(r)
     })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_client_is_counted_by_its_key_and_unknown_callers_not_at_all() {
+        let places = places(1);
+        let unknown = Principal::default();
+        assert!(admit(&places, &unknown).unwrap().is_none(), "not counted");
+        assert!(admit(&places, &unknown).unwrap().is_none(), "never refused");
+        let peer = Principal::default().with_peer("198.51.100.1".parse().unwrap());
+        let held = admit(&places, &peer).unwrap();
+        assert!(held.is_some());
+        let refused = admit(&places, &peer).unwrap_err();
+        assert_eq!(refused.status(), StatusCode::TOO_MANY_REQUESTS);
+        assert_eq!(refused.headers()[RETRY_AFTER], "1");
+        let alice = Principal::new("alice").with_peer("198.51.100.1".parse().unwrap());
+        assert!(
+            admit(&places, &alice).unwrap().is_some(),
+            "a principal's own share"
+        );
+        drop(held);
+        assert!(admit(&places, &peer).unwrap().is_some(), "given back");
+    }
+}

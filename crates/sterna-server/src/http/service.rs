@@ -195,8 +195,21 @@ where
     }
 
     fn call(&mut self, req: Request<Limited<B>>) -> Self::Future {
+        let (mut parts, body) = req.into_parts();
+        let caller = Caller::take(&mut parts.extensions);
+        // The client's place holds until the answer ends (a stream included).
+        let place = match in_flight::admit(&self.shared.in_flight, &caller.principal) {
+            Ok(place) => place,
+            Err(refused) => return Box::pin(std::future::ready(Ok(*refused))),
+        };
         let shared = self.shared.clone();
-        Box::pin(async move { Ok(shared.serve(req).await) })
+        Box::pin(async move {
+            let response = shared.serve(parts, caller, body).await;
+            Ok(match place {
+                Some(place) => response.map(|b| b.holding(place)),
+                None => response,
+            })
+        })
     }
 }
 
@@ -209,27 +222,8 @@ struct Incoming {
 }
 
 impl Shared {
-    async fn serve<B>(self: &Arc<Self>, req: Request<Limited<B>>) -> Response<McpBody>
-    where
-        B: Body<Data = Bytes> + Send + 'static,
-        B::Error: Into<BoxError>,
-    {
-        let (mut parts, body) = req.into_parts();
-        let caller = Caller::take(&mut parts.extensions);
-        // The client's place holds until the answer ends (a stream included).
-        let place = match in_flight::admit(&self.in_flight, &caller.principal) {
-            Ok(place) => place,
-            Err(refused) => return *refused,
-        };
-        let response = self.serve_as(parts, caller, body).await;
-        match place {
-            Some(place) => response.map(|b| b.holding(place)),
-            None => response,
-        }
-    }
-
     /// The request of `caller`, its headers read.
-    async fn serve_as<B>(
+    async fn serve<B>(
         self: &Arc<Self>,
         mut parts: http::request::Parts,
         caller: Caller,

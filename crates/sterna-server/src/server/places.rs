@@ -7,6 +7,7 @@
 use super::QuotaKey;
 use super::quota::limit_error;
 use std::collections::HashMap;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use sterna_types::error::{ErrorCode, ErrorObject};
 
@@ -33,20 +34,31 @@ pub(crate) const LISTENS: Share = Share {
     remedy: "end one before opening another",
 };
 
-/// What each client holds of one kind.
+/// What each client holds of one kind: a counter per client, found by one lookup when a
+/// place is taken and given back by an atomic decrement (no lock, no lookup).
 #[derive(Debug)]
 pub(crate) struct Places {
     limit: usize,
     share: Share,
-    open: Mutex<HashMap<QuotaKey, usize>>,
+    open: Mutex<Counters>,
 }
+
+#[derive(Debug, Default)]
+struct Counters {
+    by_key: HashMap<QuotaKey, Arc<AtomicUsize>>,
+    /// The size at which counters no place holds any more are swept: twice what the last
+    /// sweep kept (at least [`SWEEP_AT_LEAST`]), so a sweep costs O(1) per taken place.
+    sweep_at: usize,
+}
+
+/// Below this many counters none are swept.
+const SWEEP_AT_LEAST: usize = 64;
 
 /// A place taken by one stream or request; given back when dropped (it ended, or its
 /// client went away).
 #[derive(Debug)]
 pub(crate) struct Place {
-    places: Arc<Places>,
-    key: QuotaKey,
+    held: Arc<AtomicUsize>,
 }
 
 impl Places {
@@ -59,52 +71,61 @@ impl Places {
     }
 
     /// A place for one more of `key`, or the refusal (`-32603`) that names the limit.
-    pub(crate) fn take(self: &Arc<Self>, key: QuotaKey) -> Result<Place, ErrorObject> {
-        let mut open = self.lock();
-        let held = open.entry(key.clone()).or_default();
-        if *held >= self.limit {
-            let Share {
-                setting,
-                what,
-                remedy,
-            } = self.share;
-            let msg = format!(
-                "Too many {what}: this client already holds {}, its share of the server ({setting}); {remedy}",
-                self.limit
-            );
-            return Err(limit_error(
-                ErrorCode::INTERNAL_ERROR,
-                msg,
-                setting,
-                self.limit,
-            ));
+    pub(crate) fn take(&self, key: QuotaKey) -> Result<Place, ErrorObject> {
+        let held = self.counter(key);
+        let limit = self.limit;
+        let taken = held.fetch_update(Ordering::AcqRel, Ordering::Acquire, |n| {
+            (n < limit).then_some(n + 1)
+        });
+        match taken {
+            Ok(_) => Ok(Place { held }),
+            Err(_) => Err(self.refusal()),
         }
-        *held += 1;
-        Ok(Place {
-            places: self.clone(),
-            key,
-        })
     }
 
-    fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<QuotaKey, usize>> {
-        self.open.lock().unwrap_or_else(|p| p.into_inner())
+    /// The counter of `key` (swept counters of clients that hold nothing first, when
+    /// there are many).
+    fn counter(&self, key: QuotaKey) -> Arc<AtomicUsize> {
+        let mut open = self.open.lock().unwrap_or_else(|p| p.into_inner());
+        let Counters { by_key, sweep_at } = &mut *open;
+        if by_key.len() >= (*sweep_at).max(SWEEP_AT_LEAST) {
+            // Only the map holds it, and it counts nothing: no place can come back to it.
+            by_key.retain(|_, held| Arc::strong_count(held) > 1);
+            *sweep_at = 2 * by_key.len();
+        }
+        by_key.entry(key).or_default().clone()
+    }
+
+    fn refusal(&self) -> ErrorObject {
+        let Share {
+            setting,
+            what,
+            remedy,
+        } = self.share;
+        let msg = format!(
+            "Too many {what}: this client already holds {}, its share of the server ({setting}); {remedy}",
+            self.limit
+        );
+        limit_error(ErrorCode::INTERNAL_ERROR, msg, setting, self.limit)
     }
 
     #[cfg(test)]
     fn held(&self, key: &QuotaKey) -> usize {
-        self.lock().get(key).copied().unwrap_or(0)
+        let open = self.open.lock().unwrap();
+        open.by_key
+            .get(key)
+            .map_or(0, |h| h.load(Ordering::Acquire))
+    }
+
+    #[cfg(test)]
+    fn counters(&self) -> usize {
+        self.open.lock().unwrap().by_key.len()
     }
 }
 
 impl Drop for Place {
     fn drop(&mut self) {
-        let mut open = self.places.lock();
-        if let Some(held) = open.get_mut(&self.key) {
-            *held = held.saturating_sub(1);
-            if *held == 0 {
-                open.remove(&self.key);
-            }
-        }
+        self.held.fetch_sub(1, Ordering::AcqRel);
     }
 }
 
@@ -134,6 +155,24 @@ mod tests {
             .expect("a place given back is taken again");
         drop((_two, _three, _other));
         assert_eq!(l.held(&a), 0);
-        assert!(l.lock().is_empty(), "no key stays once its streams ended");
+    }
+
+    #[test]
+    fn counters_of_clients_that_hold_nothing_are_swept() {
+        let l = Places::new(1, LISTENS);
+        let key = |i: usize| QuotaKey::of(&Principal::new(format!("client-{i}")));
+        let kept = l.take(key(0)).unwrap();
+        for i in 1..10_000 {
+            drop(l.take(key(i)).unwrap());
+            assert!(
+                l.counters() <= 2 * SWEEP_AT_LEAST,
+                "{} counters",
+                l.counters()
+            );
+        }
+        assert_eq!(l.held(&key(0)), 1, "a held place survives every sweep");
+        assert!(l.take(key(0)).is_err(), "and still counts");
+        drop(kept);
+        assert!(l.take(key(0)).is_ok());
     }
 }
