@@ -29,7 +29,6 @@ mod tests;
 pub(crate) use refused::{Refusal, refused};
 
 use metrics::{Counter, Histogram};
-use std::collections::HashMap;
 use std::time::Duration;
 
 /// Requests served, by `method` and `outcome`.
@@ -133,23 +132,25 @@ impl MethodMetrics {
 
 /// The per-request handles of one server, registered when it is built.
 pub(crate) struct RequestMetrics {
-    by_method: HashMap<&'static str, MethodMetrics>,
+    /// In [`CORE`]'s order, then the wings': a scan compares lengths first, so finding
+    /// `tools/call` costs a few comparisons where a hash of the name cost more.
+    by_method: Vec<(&'static str, MethodMetrics)>,
     other: MethodMetrics,
     state_bytes: Histogram,
 }
 
-/// The methods of the core, in both eras.
+/// The methods of the core, in both eras (the calls first: the most frequent).
 const CORE: &[&str] = &[
+    "tools/call",
+    "prompts/get",
+    "resources/read",
     "initialize",
     "ping",
     "server/discover",
     "subscriptions/listen",
     "tools/list",
-    "tools/call",
     "prompts/list",
-    "prompts/get",
     "resources/list",
-    "resources/read",
     "resources/templates/list",
     "resources/subscribe",
     "resources/unsubscribe",
@@ -160,9 +161,11 @@ const CORE: &[&str] = &[
 impl RequestMetrics {
     /// Handles for the core's methods and `extra` (the wings').
     pub(crate) fn new(extra: impl IntoIterator<Item = &'static str>) -> Self {
-        let mut by_method = HashMap::new();
+        let mut by_method: Vec<(&'static str, MethodMetrics)> = Vec::new();
         for m in CORE.iter().copied().chain(extra) {
-            by_method.entry(m).or_insert_with(|| MethodMetrics::new(m));
+            if by_method.iter().all(|(known, _)| *known != m) {
+                by_method.push((m, MethodMetrics::new(m)));
+            }
         }
         Self {
             by_method,
@@ -173,7 +176,10 @@ impl RequestMetrics {
 
     /// The handles of `method` (`other` for one the server does not know).
     pub(crate) fn of(&self, method: &str) -> &MethodMetrics {
-        self.by_method.get(method).unwrap_or(&self.other)
+        self.by_method
+            .iter()
+            .find(|(m, _)| *m == method)
+            .map_or(&self.other, |(_, handles)| handles)
     }
 
     /// Records the size of a `requestState` issued.

@@ -47,7 +47,9 @@ impl Server {
         &self,
         tool: &str,
     ) -> Option<impl Iterator<Item = (&str, &[String], ParamKind)>> {
-        let t = self.tool(tool).filter(|t| !t.headers.is_empty());
+        let mirrored = self.routes().mirrored;
+        let t = mirrored.then(|| self.tool(tool)).flatten();
+        let t = t.filter(|t| !t.headers.is_empty());
         t.map(|t| {
             t.headers
                 .iter()

@@ -58,6 +58,7 @@ impl Registry {
             icons: def.tool.icons.clone(),
             meta: def.tool.meta.clone(),
         });
+        self.entries.mirrored |= !headers.is_empty();
         let entry = ToolEntry {
             name: Arc::from(name.as_str()),
             handler: def.handler,

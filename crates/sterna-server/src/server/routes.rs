@@ -50,6 +50,9 @@ pub(crate) struct Routes {
     pub(crate) resources: HashMap<String, ResourceEntry>,
     pub(crate) templates: Vec<TemplateEntry>,
     pub(crate) completions: bool,
+    /// Whether any tool mirrors arguments into `Mcp-Param-*` headers (when none does, a
+    /// call's headers are checked without looking its tool up).
+    pub(crate) mirrored: bool,
 }
 
 impl Routes {
