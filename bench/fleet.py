@@ -82,7 +82,9 @@ class Fleet:
         ports = []
         for i in range(1, n + 1):
             port = compare.free_port()
-            cmd = [str(sterna), "serve", "--http", f"127.0.0.1:{port}", "--replica", f"r{i}"]
+            # nginx's X-Forwarded-For names the client, as the deployment guide sets it up.
+            cmd = [str(sterna), "serve", "--http", f"127.0.0.1:{port}", "--replica", f"r{i}",
+                   "--trusted-proxies", "127.0.0.1"]
             if redis_url:
                 cmd += ["--redis", redis_url]
             self.parts["replicas"].append(compare.start_server(cmd, env, run / f"r{i}.log", port, 30))
