@@ -2,6 +2,8 @@
 //! process's stdio, an in-memory duplex) or Streamable HTTP.
 
 #[cfg(feature = "http")]
+mod busy;
+#[cfg(feature = "http")]
 mod connect;
 #[cfg(feature = "http")]
 mod http;

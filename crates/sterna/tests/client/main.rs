@@ -11,6 +11,7 @@ mod scripted;
 #[path = "../server/skills_dir.rs"]
 mod skills_dir;
 
+mod busy;
 mod child;
 mod driver;
 mod end_to_end;

@@ -485,3 +485,35 @@ async fn requests_in_flight_are_a_per_client_share() {
     assert!(again, "the freed place is taken again");
     drop((running, s));
 }
+
+#[tokio::test]
+async fn a_client_over_its_share_is_served_once_a_place_frees() {
+    use sterna::client::{Client, EraMode};
+    use sterna::types::elicitation::{ElicitFormParams, ElicitResult};
+    let (srv, _) = server();
+    let config = HttpConfig::default().requests_per_client(1);
+    let s = super::client::start(srv, config, None).await;
+    // The client's one place is taken by a stream, given back a moment later.
+    let (sse, held) = listen_from([127, 0, 0, 1], s.addr, "held").await;
+    assert!(sse);
+    let release = tokio::spawn(async move {
+        tokio::time::sleep(Duration::from_millis(300)).await;
+        drop(held);
+    });
+    let client = Client::builder("busy", "1")
+        .era(EraMode::Modern)
+        .on_elicit(|_: ElicitFormParams| async {
+            ElicitResult::accept(json!({"region": "eu-west-1"}).as_object().unwrap().clone())
+        })
+        .connect_http(&format!("http://{}/mcp", s.addr))
+        .unwrap();
+    // Refused with 429 + Retry-After: 1 at first; sent again, it is served.
+    let r = client
+        .call_tool("provision_database", json!({"name": "orders"}))
+        .await
+        .unwrap();
+    assert_eq!(r.text_content(), "Created orders in eu-west-1");
+    release.await.unwrap();
+    client.close().await;
+    s.shutdown().await;
+}
