@@ -9,7 +9,7 @@ use crate::transport::HttpClient;
 use bytes::Bytes;
 use http::header::{AUTHORIZATION, WWW_AUTHENTICATE};
 use http::{HeaderMap, HeaderValue, Request, Response, StatusCode};
-use http_body_util::{BodyExt, Full};
+use http_body_util::Full;
 use hyper::body::Incoming;
 
 /// How often one request may go through each kind of retry.
@@ -32,18 +32,13 @@ impl OAuth {
     pub(crate) async fn send(
         &self,
         client: &HttpClient,
-        request: Request<Full<Bytes>>,
+        parts: &http::request::Parts,
+        body: &Bytes,
     ) -> Result<Response<Incoming>, TransportError> {
-        let (parts, body) = request.into_parts();
-        let body = body
-            .collect()
-            .await
-            .map(|b| b.to_bytes())
-            .unwrap_or_default();
         let mut retries = Retries::default();
         loop {
             let current = self.engine.current();
-            let req = self.authorized(&parts, &body, current.as_ref())?;
+            let req = self.authorized(parts, body, current.as_ref())?;
             let response = client.send(req).await?;
             let url = parts.uri.to_string();
             self.engine.nonces.note(&url, response.headers());
@@ -69,12 +64,7 @@ impl OAuth {
         body: &Bytes,
         current: Option<&super::engine::Current>,
     ) -> Result<Request<Full<Bytes>>, TransportError> {
-        let mut req = Request::builder()
-            .method(parts.method.clone())
-            .uri(parts.uri.clone())
-            .body(Full::new(body.clone()))
-            .expect("parts of a valid request");
-        *req.headers_mut() = parts.headers.clone();
+        let mut req = crate::transport::rebuild(parts, body);
         if let Some(c) = current {
             let (authorization, proof) = self
                 .engine

@@ -4,10 +4,8 @@
 //! such as a client's sessions), or with a wait over [`MAX_WAIT`], the refusal is the
 //! answer.
 
-use bytes::Bytes;
 use http::header::RETRY_AFTER;
-use http::{Request, Response, StatusCode};
-use http_body_util::Full;
+use http::{Response, StatusCode};
 use std::time::Duration;
 
 /// How many times one request is sent again.
@@ -30,16 +28,6 @@ pub(super) fn wait_of<B>(response: &Response<B>) -> Option<Duration> {
         .parse()
         .ok()?;
     Some(Duration::from_secs(seconds)).filter(|w| *w <= MAX_WAIT)
-}
-
-/// The request again (its extensions aside: the client sets none).
-pub(super) fn copy(parts: &http::request::Parts, body: &Bytes) -> Request<Full<Bytes>> {
-    let mut request = Request::new(Full::new(body.clone()));
-    *request.method_mut() = parts.method.clone();
-    *request.uri_mut() = parts.uri.clone();
-    *request.version_mut() = parts.version;
-    *request.headers_mut() = parts.headers.clone();
-    request
 }
 
 #[cfg(test)]

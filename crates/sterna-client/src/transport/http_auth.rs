@@ -7,6 +7,7 @@ use super::http::HttpTransport;
 use crate::error::TransportError;
 use bytes::Bytes;
 use http::Request;
+use http::request::Parts;
 use http_body_util::{BodyExt, Full};
 use hyper::body::Incoming;
 
@@ -25,7 +26,7 @@ impl HttpTransport {
             .unwrap_or_default();
         let mut again = 0;
         loop {
-            let response = self.exchange_once(busy::copy(&parts, &body)).await?;
+            let response = self.exchange_once(&parts, &body).await?;
             match busy::wait_of(&response) {
                 Some(wait) if again < busy::MAX_AGAIN => {
                     again += 1;
@@ -38,15 +39,27 @@ impl HttpTransport {
         }
     }
 
-    /// Sends one request once, authorized if OAuth is configured.
+    /// Sends the request once, authorized if OAuth is configured.
     async fn exchange_once(
         &self,
-        request: Request<Full<Bytes>>,
+        parts: &Parts,
+        body: &Bytes,
     ) -> Result<http::Response<Incoming>, TransportError> {
         #[cfg(feature = "oauth")]
         if let Some(oauth) = &self.oauth {
-            return oauth.send(&self.client, request).await;
+            return oauth.send(&self.client, parts, body).await;
         }
-        self.client.send(request).await
+        self.client.send(rebuild(parts, body)).await
     }
+}
+
+/// The request of `parts` and `body`, for each attempt (its extensions aside: the client
+/// sets none).
+pub(crate) fn rebuild(parts: &Parts, body: &Bytes) -> Request<Full<Bytes>> {
+    let mut request = Request::new(Full::new(body.clone()));
+    *request.method_mut() = parts.method.clone();
+    *request.uri_mut() = parts.uri.clone();
+    *request.version_mut() = parts.version;
+    *request.headers_mut() = parts.headers.clone();
+    request
 }

@@ -21,6 +21,8 @@ pub mod tap;
 pub(crate) use connect::HttpClient;
 #[cfg(feature = "http")]
 pub use http::HttpTransport;
+#[cfg(feature = "oauth")]
+pub(crate) use http_auth::rebuild;
 #[cfg(feature = "http")]
 pub use http_builder::HttpTransportBuilder;
 pub use stdio::{EXIT_TARGET, STDERR_TARGET, StdioTransport};
