@@ -356,3 +356,63 @@ async fn manual_mode_over_http() {
     };
     assert_eq!(r.text_content(), r#"in "eu""#);
 }
+
+/// A busy refusal, as sterna's server answers a client over its share.
+fn busy() -> Reply {
+    Reply::Json {
+        status: 429,
+        headers: vec![("retry-after".into(), "0".into())],
+        body: json!({"jsonrpc": "2.0", "error": {"code": -32603, "message": "busy"}}),
+    }
+}
+
+#[tokio::test]
+async fn a_busy_session_call_and_a_busy_answer_are_sent_again() {
+    let state: Shared = Arc::default();
+    let st = state.clone();
+    // The first call, and the first answer to the pushed question: busy.
+    let refused = Arc::new(Mutex::new([false; 2]));
+    let peer = serve(Arc::new(move |s: Seen| {
+        let (st, refused) = (st.clone(), refused.clone());
+        async move {
+            let which = match (s.method.as_str(), s.rpc()) {
+                ("POST", "tools/call") => Some(0),
+                ("POST", "") => Some(1),
+                _ => None,
+            };
+            if let Some(i) = which
+                && !std::mem::replace(&mut refused.lock().unwrap()[i], true)
+            {
+                return busy();
+            }
+            if let Some(r) = session(&st, &s, false) {
+                return r;
+            }
+            assert_eq!(s.rpc(), "tools/call");
+            let (tx, reply) = sse();
+            let id = s.body["id"].clone();
+            tokio::spawn(async move {
+                let elicit = answer_of(&st, "e1");
+                tx.event(Some("c-1"), &push("e1", "elicitation/create", json!({
+                    "message": "Name?", "requestedSchema": {"type": "object", "properties": {"name": {"type": "string"}}}})));
+                let e = elicit.await.unwrap();
+                let text = e["result"]["content"]["name"].as_str().unwrap_or("?").to_owned();
+                tx.event(Some("c-2"), &rpc(&id, json!({"content": [{"type": "text", "text": text}]})));
+            });
+            reply
+        }
+        .boxed()
+    }))
+    .await;
+    let c = client(&peer);
+    let r = c.call_tool("x", json!({})).await.unwrap();
+    assert_eq!(r.text_content(), "Ada");
+    let calls = peer.posts("tools/call").len();
+    let answers = peer.posts("").len();
+    assert_eq!(
+        (calls, answers),
+        (2, 2),
+        "each refused once, then sent again"
+    );
+    c.close().await;
+}
