@@ -5,6 +5,7 @@
 
 use super::body::McpBody;
 use super::caller::Caller;
+use super::in_flight::InFlight;
 use super::respond::rpc_error;
 use crate::server::inbound::{Body, Inbound, classify_envelope, has_modern_claim};
 use crate::server::{Server, log_panic};
@@ -44,17 +45,25 @@ pub(crate) trait HttpEra: Any + Send + Sync {
 
 /// A POST without the 2026-07-28 header, read once: answered by `era` when it belongs to
 /// one of its sessions (with what that reading found), `None` when its `_meta` claims
-/// 2026-07-28. A panic on its behalf (its reading included) answers it with a 500, and
-/// costs nothing else.
+/// 2026-07-28. A request let in over its client's share (`answer_only`) is refused with
+/// that share's 429 unless the reading finds an answer to a pushed question. A panic on
+/// its behalf (its reading included) answers it with a 500, and costs nothing else.
 pub(super) async fn elsewhere(
     era: &dyn HttpEra,
     server: &Server,
     headers: &HeaderMap,
     caller: &Caller,
     bytes: &[u8],
+    answer_only: Option<&InFlight>,
 ) -> Option<Response<McpBody>> {
     let answered = AssertUnwindSafe(async {
         let message = classify_envelope(bytes);
+        if let Some(share) = answer_only
+            && !matches!(message, Inbound::Response { .. })
+        {
+            // Let in over the client's share for its answers: anything else waits.
+            return Some(*share.refusal());
+        }
         if claims_modern(&message, headers.contains_key("mcp-protocol-version")) {
             return None;
         }

@@ -3,12 +3,14 @@
 //! connections cannot be closed for a newcomer, so one client may not hold them all.
 
 use super::body::McpBody;
+use super::era::modern_header;
 use super::respond::rpc_error;
 use crate::metrics::{Refusal, refused};
 use crate::server::places::{Place, Places, Share};
 use crate::server::{Principal, QuotaKey};
 use http::header::RETRY_AFTER;
-use http::{HeaderValue, Response, StatusCode};
+use http::request::Parts;
+use http::{HeaderValue, Method, Response, StatusCode};
 use std::sync::Arc;
 
 /// The share of requests in flight.
@@ -18,52 +20,152 @@ const REQUESTS: Share = Share {
     remedy: "wait for one to end",
 };
 
-/// Each client's requests in flight, at most `limit` each.
-pub(super) fn places(limit: usize) -> Arc<Places> {
-    Places::new(limit, REQUESTS)
+/// The places kept apart for answers to pushed questions, per client: a client whose
+/// every request waits for its answers could otherwise never send them.
+pub(crate) const ANSWERS_PER_CLIENT: usize = 16;
+
+/// Each client's requests in flight, at most `limit` each, and the answers it may send
+/// beyond them.
+pub(super) struct InFlight {
+    requests: Arc<Places>,
+    answers: Arc<Places>,
 }
 
-/// A place for one more request of `principal` (`None`: an anonymous caller of unknown
-/// address, who cannot be told apart from the others, is not counted), or the refusal:
-/// 429 with `-32603` naming the limit.
-pub(super) fn admit(
-    places: &Arc<Places>,
-    principal: &Principal,
-) -> Result<Option<Place>, Box<Response<McpBody>>> {
-    if principal.id().is_none() && principal.peer().is_none() {
-        return Ok(None);
+/// How a request was let in.
+pub(super) enum Admission {
+    /// Not counted: an anonymous caller of unknown address cannot be told apart.
+    Uncounted,
+    /// A place of the client's share.
+    Counted(Place),
+    /// Over the share, on the places kept for answers to pushed questions: served only if
+    /// its body is one.
+    AnswerOnly(Place),
+}
+
+impl InFlight {
+    pub(super) fn new(limit: usize) -> Self {
+        Self {
+            requests: Places::new(limit, REQUESTS),
+            answers: Places::new(ANSWERS_PER_CLIENT, REQUESTS),
+        }
     }
-    places.take(QuotaKey::of(principal)).map(Some).map_err(|e| {
+
+    /// A place for one more request of `principal`, or the refusal: 429 with `-32603`
+    /// naming the limit. A client at its share may still POST to a session of an earlier
+    /// era (where its answers go), on the places kept for answers.
+    pub(super) fn admit(
+        &self,
+        principal: &Principal,
+        parts: &Parts,
+    ) -> Result<Admission, Box<Response<McpBody>>> {
+        if principal.id().is_none() && principal.peer().is_none() {
+            return Ok(Admission::Uncounted);
+        }
+        let key = QuotaKey::of(principal);
+        match self.requests.take(key.clone()) {
+            Ok(place) => Ok(Admission::Counted(place)),
+            Err(_) if may_answer(parts) => match self.answers.take(key) {
+                Ok(place) => Ok(Admission::AnswerOnly(place)),
+                Err(_) => Err(self.refusal()),
+            },
+            Err(_) => Err(self.refusal()),
+        }
+    }
+
+    /// 429 + `Retry-After: 1`, naming the share.
+    pub(super) fn refusal(&self) -> Box<Response<McpBody>> {
         refused(Refusal::QuotaExceeded, 429);
+        let e = self.requests.refusal();
         let mut r = rpc_error(StatusCode::TOO_MANY_REQUESTS, None, &e);
         r.headers_mut()
             .insert(RETRY_AFTER, HeaderValue::from_static("1"));
         Box::new(r)
-    })
+    }
+}
+
+impl Admission {
+    /// The place held until the answer ends, and whether only an answer is served.
+    pub(super) fn into_parts(self) -> (Option<Place>, bool) {
+        match self {
+            Self::Uncounted => (None, false),
+            Self::Counted(p) => (Some(p), false),
+            Self::AnswerOnly(p) => (Some(p), true),
+        }
+    }
+}
+
+/// Whether the request can be an answer to a pushed question: a POST naming a session,
+/// without the 2026-07-28 header (its body decides).
+fn may_answer(parts: &Parts) -> bool {
+    parts.method == Method::POST
+        && parts.headers.contains_key("mcp-session-id")
+        && !modern_header(&parts.headers)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
 
+    fn post(session: bool, version: &str) -> Parts {
+        let mut r = http::Request::post("/mcp").header("mcp-protocol-version", version);
+        if session {
+            r = r.header("mcp-session-id", "s");
+        }
+        r.body(()).unwrap().into_parts().0
+    }
+
+    fn counted(a: Admission) -> Place {
+        match a {
+            Admission::Counted(p) => p,
+            _ => panic!("not counted"),
+        }
+    }
+
     #[test]
     fn a_client_is_counted_by_its_key_and_unknown_callers_not_at_all() {
-        let places = places(1);
+        let places = InFlight::new(1);
+        let any = post(false, "2026-07-28");
         let unknown = Principal::default();
-        assert!(admit(&places, &unknown).unwrap().is_none(), "not counted");
-        assert!(admit(&places, &unknown).unwrap().is_none(), "never refused");
+        for _ in 0..2 {
+            let a = places.admit(&unknown, &any).unwrap();
+            assert!(
+                matches!(a, Admission::Uncounted),
+                "never counted nor refused"
+            );
+        }
         let peer = Principal::default().with_peer("198.51.100.1".parse().unwrap());
-        let held = admit(&places, &peer).unwrap();
-        assert!(held.is_some());
-        let refused = admit(&places, &peer).unwrap_err();
+        let held = counted(places.admit(&peer, &any).unwrap());
+        let refused = places.admit(&peer, &any).err().unwrap();
         assert_eq!(refused.status(), StatusCode::TOO_MANY_REQUESTS);
         assert_eq!(refused.headers()[RETRY_AFTER], "1");
         let alice = Principal::new("alice").with_peer("198.51.100.1".parse().unwrap());
-        assert!(
-            admit(&places, &alice).unwrap().is_some(),
-            "a principal's own share"
-        );
+        counted(places.admit(&alice, &any).expect("a principal's own share"));
         drop(held);
-        assert!(admit(&places, &peer).unwrap().is_some(), "given back");
+        counted(places.admit(&peer, &any).expect("given back"));
+    }
+
+    #[test]
+    fn over_its_share_a_client_may_only_post_answers_to_a_session() {
+        let places = InFlight::new(1);
+        let peer = Principal::default().with_peer("198.51.100.1".parse().unwrap());
+        let _held = counted(places.admit(&peer, &post(true, "2025-11-25")).unwrap());
+        for no in [post(false, "2025-11-25"), post(true, "2026-07-28")] {
+            assert!(
+                places.admit(&peer, &no).is_err(),
+                "no session of 2025: no answer"
+            );
+        }
+        let get = http::Request::get("/mcp").header("mcp-session-id", "s");
+        let get = get.body(()).unwrap().into_parts().0;
+        assert!(places.admit(&peer, &get).is_err(), "a GET is no answer");
+        let answers: Vec<_> = (0..ANSWERS_PER_CLIENT)
+            .map(|_| match places.admit(&peer, &post(true, "2025-11-25")) {
+                Ok(Admission::AnswerOnly(p)) => p,
+                _ => panic!("an answer's place"),
+            })
+            .collect();
+        let over = places.admit(&peer, &post(true, "2025-11-25"));
+        assert!(over.is_err(), "the places kept for answers are a share too");
+        drop(answers);
     }
 }

@@ -7,7 +7,7 @@ use super::caller::Caller;
 use super::config::HttpConfig;
 use super::era::{HttpEra, elsewhere, modern_header};
 use super::headers;
-use super::in_flight;
+use super::in_flight::InFlight;
 use super::layers::{
     AcceptLayer, AcceptService, Accepts, BodyLimitLayer, BodyLimitService, BodyTimeoutLayer,
     BodyTimeoutService, ContentTypeLayer, ContentTypeService, Deadline, OriginLayer, OriginService,
@@ -16,7 +16,6 @@ use super::request_body::{BodyError, read_body};
 use super::respond::{Done, json, plain, rpc_error, sse_response, status_of};
 use crate::metrics::{Refusal, refused};
 use crate::server::inbound::{Inbound, classify, classify_envelope};
-use crate::server::places::Places;
 use crate::server::prepare::Prepared;
 use crate::server::{Notifier, RequestEnv, Response as RpcResponse, Server, log_panic};
 use bytes::Bytes;
@@ -79,7 +78,7 @@ impl McpService {
             era: super::eras(&config),
             keep_alive: config.keep_alive,
             timeout: config.timeout,
-            in_flight: in_flight::places(config.requests_per_client),
+            in_flight: InFlight::new(config.requests_per_client),
         });
         let endpoint = Endpoint {
             shared: shared.clone(),
@@ -178,7 +177,7 @@ struct Shared {
     /// Applied to the whole of each request (not `subscriptions/listen`).
     timeout: Option<std::time::Duration>,
     /// Each client's requests in flight.
-    in_flight: Arc<Places>,
+    in_flight: InFlight,
 }
 
 impl<B> tower_service::Service<Request<Limited<B>>> for Endpoint
@@ -198,13 +197,14 @@ where
         let (mut parts, body) = req.into_parts();
         let caller = Caller::take(&mut parts.extensions);
         // The client's place holds until the answer ends (a stream included).
-        let place = match in_flight::admit(&self.shared.in_flight, &caller.principal) {
-            Ok(place) => place,
+        let admitted = self.shared.in_flight.admit(&caller.principal, &parts);
+        let (place, answer_only) = match admitted {
+            Ok(admitted) => admitted.into_parts(),
             Err(refused) => return Box::pin(std::future::ready(Ok(*refused))),
         };
         let shared = self.shared.clone();
         Box::pin(async move {
-            let response = shared.serve(parts, caller, body).await;
+            let response = shared.serve(parts, caller, body, answer_only).await;
             Ok(match place {
                 Some(place) => response.map(|b| b.holding(place)),
                 None => response,
@@ -217,6 +217,8 @@ where
 struct Incoming {
     headers: HeaderMap,
     caller: Caller,
+    /// Admitted over the client's share: served only if it answers a pushed question.
+    answer_only: bool,
     accepts: Accepts,
     deadline: Option<Deadline>,
 }
@@ -228,6 +230,7 @@ impl Shared {
         mut parts: http::request::Parts,
         caller: Caller,
         body: Limited<B>,
+        answer_only: bool,
     ) -> Response<McpBody>
     where
         B: Body<Data = Bytes> + Send + 'static,
@@ -260,6 +263,7 @@ impl Shared {
         let incoming = Incoming {
             accepts: Accepts::of(&parts.headers),
             caller,
+            answer_only,
             deadline: self.deadline(parts.extensions.remove::<Deadline>()),
             headers: parts.headers,
         };
@@ -303,10 +307,15 @@ impl Shared {
                 &incoming.headers,
                 &incoming.caller,
                 &bytes,
+                incoming.answer_only.then_some(&self.in_flight),
             )
             .await
         {
             return answered;
+        }
+        if incoming.answer_only {
+            // No era answers it: it cannot be an answer to a pushed question.
+            return *self.in_flight.refusal();
         }
         let (notifier, notifications) = Notifier::channel(64);
         let shared = self.clone();

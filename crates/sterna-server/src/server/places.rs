@@ -96,7 +96,8 @@ impl Places {
         by_key.entry(key).or_default().clone()
     }
 
-    fn refusal(&self) -> ErrorObject {
+    /// The refusal (`-32603`) that names the limit.
+    pub(crate) fn refusal(&self) -> ErrorObject {
         let Share {
             setting,
             what,

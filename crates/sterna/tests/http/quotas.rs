@@ -487,6 +487,57 @@ async fn requests_in_flight_are_a_per_client_share() {
 }
 
 #[tokio::test]
+async fn answers_to_pushed_questions_pass_a_full_share() {
+    let (srv, _) = server();
+    let config = HttpConfig::default().requests_per_client(8);
+    let s = super::client::start(srv, config, None).await;
+    let call = |id: i64| {
+        json!({"jsonrpc": "2.0", "id": id, "method": "tools/call",
+               "params": {"name": "provision_database", "arguments": {"name": format!("db{id}")}}})
+    };
+    // 8 calls of one client fill its share, each waiting for the answer to its question:
+    // were the answers refused too, none could ever end.
+    let mut running = Vec::new();
+    for _ in 0..2 {
+        let session = open(FLOOD, s.addr).await.unwrap();
+        for id in 0..4 {
+            let mut r = send_from(FLOOD, s.addr, "POST", Some(&session), Some(&call(id))).await;
+            let asked = r.first_message().await;
+            assert_eq!(asked["method"], "elicitation/create");
+            running.push((session.clone(), asked["id"].clone(), r));
+        }
+    }
+    let ping = json!({"jsonrpc": "2.0", "id": 9, "method": "ping"});
+    let (session, _, _) = &running[0];
+    let r = send_from(FLOOD, s.addr, "POST", Some(session), Some(&ping)).await;
+    assert_eq!(
+        r.status,
+        StatusCode::TOO_MANY_REQUESTS,
+        "a request is not an answer"
+    );
+    assert_limit(&r.json().await["error"], -32603, "requests_per_client");
+    // Every answer is taken, and each call ends with its result.
+    for (session, push, r) in &mut running {
+        let answer = json!({"jsonrpc": "2.0", "id": push, "result": {
+            "action": "accept", "content": {"region": "eu-west-1"}}});
+        let a = send_from(FLOOD, s.addr, "POST", Some(session), Some(&answer)).await;
+        assert_eq!(
+            a.status,
+            StatusCode::ACCEPTED,
+            "the answer passes the full share"
+        );
+        let done = r.first_message().await;
+        assert!(
+            done["result"]["content"][0]["text"]
+                .as_str()
+                .is_some_and(|t| t.ends_with("in eu-west-1")),
+            "{done}"
+        );
+    }
+    drop((running, s));
+}
+
+#[tokio::test]
 async fn a_client_over_its_share_is_served_once_a_place_frees() {
     use sterna::client::{Client, EraMode};
     use sterna::types::elicitation::{ElicitFormParams, ElicitResult};
