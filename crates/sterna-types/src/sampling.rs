@@ -3,7 +3,7 @@
 
 use crate::JsonObject;
 use crate::content::{ContentBlock, MediaContent, Role, TextContent};
-use crate::tools::Tool;
+use crate::tools::definition::Tool;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 

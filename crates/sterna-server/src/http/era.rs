@@ -11,7 +11,7 @@ use crate::server::inbound::{Body, Inbound, classify_envelope, has_modern_claim}
 use crate::server::{Server, log_panic};
 use futures_util::FutureExt;
 use futures_util::future::BoxFuture;
-use http::{HeaderMap, HeaderValue, Response, StatusCode};
+use http::{HeaderMap, Response, StatusCode};
 use std::any::Any;
 use std::panic::AssertUnwindSafe;
 use sterna_types::error::ErrorObject;
@@ -73,18 +73,6 @@ pub(super) async fn elsewhere(
         log_panic(panic.as_ref());
         let e = ErrorObject::internal("Internal error");
         Some(rpc_error(StatusCode::INTERNAL_SERVER_ERROR, None, &e))
-    })
-}
-
-/// Whether the version header names a 2026-07-28 (or later) revision.
-pub(super) fn modern_header(headers: &HeaderMap) -> bool {
-    let header = headers
-        .get("mcp-protocol-version")
-        .map(HeaderValue::as_bytes);
-    header.is_some_and(|v| {
-        sterna_types::version::MODERN_VERSIONS
-            .iter()
-            .any(|m| m.as_bytes() == v)
     })
 }
 

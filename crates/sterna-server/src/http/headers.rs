@@ -3,8 +3,8 @@
 
 use crate::server::Server;
 use crate::server::prepare::Prepared;
-use http::HeaderMap;
 use http::header::{AsHeaderName, HeaderName};
+use http::{HeaderMap, HeaderValue};
 use serde_json::Value;
 use serde_json::value::RawValue;
 use sterna_types::error::ErrorObject;
@@ -190,4 +190,16 @@ fn check_param(
             }
         }
     }
+}
+
+/// Whether the version header names a 2026-07-28 (or later) revision.
+pub(super) fn modern_header(headers: &HeaderMap) -> bool {
+    let header = headers
+        .get("mcp-protocol-version")
+        .map(HeaderValue::as_bytes);
+    header.is_some_and(|v| {
+        sterna_types::version::MODERN_VERSIONS
+            .iter()
+            .any(|m| m.as_bytes() == v)
+    })
 }

@@ -3,7 +3,7 @@
 //! connections cannot be closed for a newcomer, so one client may not hold them all.
 
 use super::body::McpBody;
-use super::era::modern_header;
+use super::headers::modern_header;
 use super::respond::rpc_error;
 use crate::metrics::{Refusal, refused};
 use crate::server::places::{Place, Places, Share};

@@ -5,8 +5,9 @@
 use super::body::{Final, McpBody};
 use super::caller::Caller;
 use super::config::HttpConfig;
-use super::era::{HttpEra, elsewhere, modern_header};
+use super::era::{HttpEra, elsewhere};
 use super::headers;
+use super::headers::modern_header;
 use super::in_flight::InFlight;
 use super::layers::{
     AcceptLayer, AcceptService, Accepts, BodyLimitLayer, BodyLimitService, BodyTimeoutLayer,

@@ -1,6 +1,6 @@
 //! Tools: `tools/list` and `tools/call`.
 
-mod definition;
+pub(crate) mod definition;
 
 pub use definition::{Tool, ToolAnnotations};
 
