@@ -20,15 +20,16 @@ const REQUESTS: Share = Share {
     remedy: "wait for one to end",
 };
 
-/// The places kept apart for answers to pushed questions, per client: a client whose
-/// every request waits for its answers could otherwise never send them.
-pub(crate) const ANSWERS_PER_CLIENT: usize = 16;
+/// The places kept apart, per client, for what lets a full share go: answers to pushed
+/// questions (a client whose every request waits for its answers could otherwise never
+/// send them) and the end of a session (which ends its requests).
+pub(crate) const RELIEF_PER_CLIENT: usize = 16;
 
-/// Each client's requests in flight, at most `limit` each, and the answers it may send
-/// beyond them.
+/// Each client's requests in flight, at most `limit` each, and the answers and session
+/// ends it may send beyond them.
 pub(super) struct InFlight {
     requests: Arc<Places>,
-    answers: Arc<Places>,
+    relief: Arc<Places>,
 }
 
 /// How a request was let in.
@@ -37,22 +38,22 @@ pub(super) enum Admission {
     Uncounted,
     /// A place of the client's share.
     Counted(Place),
-    /// Over the share, on the places kept for answers to pushed questions: served only if
-    /// its body is one.
-    AnswerOnly(Place),
+    /// Over the share, on the places kept for relief: a session's end, or a POST served
+    /// only if its body answers a pushed question.
+    Relief(Place),
 }
 
 impl InFlight {
     pub(super) fn new(limit: usize) -> Self {
         Self {
             requests: Places::new(limit, REQUESTS),
-            answers: Places::new(ANSWERS_PER_CLIENT, REQUESTS),
+            relief: Places::new(RELIEF_PER_CLIENT, REQUESTS),
         }
     }
 
     /// A place for one more request of `principal`, or the refusal: 429 with `-32603`
     /// naming the limit. A client at its share may still POST to a session of an earlier
-    /// era (where its answers go), on the places kept for answers.
+    /// era (where its answers go) or DELETE one, on the places kept for relief.
     pub(super) fn admit(
         &self,
         principal: &Principal,
@@ -64,8 +65,8 @@ impl InFlight {
         let key = QuotaKey::of(principal);
         match self.requests.take(key.clone()) {
             Ok(place) => Ok(Admission::Counted(place)),
-            Err(_) if may_answer(parts) => match self.answers.take(key) {
-                Ok(place) => Ok(Admission::AnswerOnly(place)),
+            Err(_) if may_relieve(parts) => match self.relief.take(key) {
+                Ok(place) => Ok(Admission::Relief(place)),
                 Err(_) => Err(self.refusal()),
             },
             Err(_) => Err(self.refusal()),
@@ -84,20 +85,21 @@ impl InFlight {
 }
 
 impl Admission {
-    /// The place held until the answer ends, and whether only an answer is served.
+    /// The place held until the answer ends, and whether a POST is served only if it
+    /// answers a pushed question.
     pub(super) fn into_parts(self) -> (Option<Place>, bool) {
         match self {
             Self::Uncounted => (None, false),
             Self::Counted(p) => (Some(p), false),
-            Self::AnswerOnly(p) => (Some(p), true),
+            Self::Relief(p) => (Some(p), true),
         }
     }
 }
 
-/// Whether the request can be an answer to a pushed question: a POST naming a session,
-/// without the 2026-07-28 header (its body decides).
-fn may_answer(parts: &Parts) -> bool {
-    parts.method == Method::POST
+/// Whether the request can relieve a full share: a POST (its body decides whether it
+/// answers a pushed question) or a DELETE naming a session, without the 2026-07-28 header.
+fn may_relieve(parts: &Parts) -> bool {
+    (parts.method == Method::POST || parts.method == Method::DELETE)
         && parts.headers.contains_key("mcp-session-id")
         && !modern_header(&parts.headers)
 }
@@ -145,7 +147,7 @@ mod tests {
     }
 
     #[test]
-    fn over_its_share_a_client_may_only_post_answers_to_a_session() {
+    fn over_its_share_a_client_may_only_answer_or_end_a_session() {
         let places = InFlight::new(1);
         let peer = Principal::default().with_peer("198.51.100.1".parse().unwrap());
         let _held = counted(places.admit(&peer, &post(true, "2025-11-25")).unwrap());
@@ -158,9 +160,14 @@ mod tests {
         let get = http::Request::get("/mcp").header("mcp-session-id", "s");
         let get = get.body(()).unwrap().into_parts().0;
         assert!(places.admit(&peer, &get).is_err(), "a GET is no answer");
-        let answers: Vec<_> = (0..ANSWERS_PER_CLIENT)
+        let delete = http::Request::delete("/mcp").header("mcp-session-id", "s");
+        let delete = delete.body(()).unwrap().into_parts().0;
+        let ends = places.admit(&peer, &delete).expect("a session may end");
+        assert!(matches!(ends, Admission::Relief(_)));
+        drop(ends);
+        let answers: Vec<_> = (0..RELIEF_PER_CLIENT)
             .map(|_| match places.admit(&peer, &post(true, "2025-11-25")) {
-                Ok(Admission::AnswerOnly(p)) => p,
+                Ok(Admission::Relief(p)) => p,
                 _ => panic!("an answer's place"),
             })
             .collect();

@@ -538,6 +538,42 @@ async fn answers_to_pushed_questions_pass_a_full_share() {
 }
 
 #[tokio::test]
+async fn a_client_at_its_share_may_still_end_a_session() {
+    let (srv, _) = server();
+    let config = HttpConfig::default().requests_per_client(8);
+    let s = super::client::start(srv, config, None).await;
+    let call = |id: i64| {
+        json!({"jsonrpc": "2.0", "id": id, "method": "tools/call",
+               "params": {"name": "provision_database", "arguments": {"name": format!("db{id}")}}})
+    };
+    let mut sessions = Vec::new();
+    let mut running = Vec::new();
+    for _ in 0..2 {
+        let session = open(FLOOD, s.addr).await.unwrap();
+        for id in 0..4 {
+            let mut r = send_from(FLOOD, s.addr, "POST", Some(&session), Some(&call(id))).await;
+            assert_eq!(r.first_message().await["method"], "elicitation/create");
+            running.push(r);
+        }
+        sessions.push(session);
+    }
+    // Ending a session is how a stuck client lets go: it is never refused for the share.
+    let ended = send_from(FLOOD, s.addr, "DELETE", Some(&sessions[0]), None).await;
+    assert_eq!(ended.status, StatusCode::OK);
+    let mut again = false;
+    for _ in 0..50 {
+        let r = send_from(FLOOD, s.addr, "POST", None, Some(&init())).await;
+        if r.status == StatusCode::OK {
+            again = true;
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    assert!(again, "the ended session's requests gave their places back");
+    drop((running, s));
+}
+
+#[tokio::test]
 async fn a_client_over_its_share_is_served_once_a_place_frees() {
     use sterna::client::{Client, EraMode};
     use sterna::types::elicitation::{ElicitFormParams, ElicitResult};
