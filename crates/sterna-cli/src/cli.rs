@@ -327,4 +327,13 @@ pub(crate) struct ServeArgs {
         requires = "http"
     )]
     pub(crate) trusted_proxies: Option<sterna::server::http::TrustedProxies>,
+    /// The header those load balancers name the client in: x-forwarded-for (the default)
+    /// or forwarded (RFC 7239). Only that one is read; the other holds what clients wrote.
+    #[arg(
+        long,
+        value_name = "HEADER",
+        env = "STERNA_FORWARDED_HEADER",
+        requires = "trusted_proxies"
+    )]
+    pub(crate) forwarded_header: Option<sterna::server::http::ForwardedHeader>,
 }

@@ -174,7 +174,10 @@ async fn endpoint(
         }
     };
     let served = match &args.trusted_proxies {
-        Some(proxies) => served.trusted_proxies(proxies.clone()),
+        Some(proxies) => {
+            let header = args.forwarded_header.unwrap_or_default();
+            served.trusted_proxies(proxies.clone().reading(header))
+        }
         None => served,
     };
     Ok(match &args.replica {

@@ -29,7 +29,7 @@ pub enum OriginPolicy {
 /// | [`http2_max_streams`](Self::http2_max_streams) | 100 streams open at once per HTTP/2 connection | `RST_STREAM(REFUSED_STREAM)` |
 /// | [`max_header_list`](Self::max_header_list) | 16 KiB of HTTP/2 headers per request | stream refused |
 /// | [`requests_per_client`](Self::requests_per_client) | [`DEFAULT_REQUESTS_PER_CLIENT`] (128) requests in flight per client | 429 |
-/// | [`trusted_proxies`](Self::trusted_proxies) | none: the TCP peer is the client | 400 for a trusted proxy's unreadable `X-Forwarded-For` |
+/// | [`trusted_proxies`](Self::trusted_proxies) | none: the TCP peer is the client | 400 for a trusted proxy's unreadable `X-Forwarded-For` (or `Forwarded`) |
 ///
 /// The header deadline (on HTTP/2: the idle deadline of a connection with no stream
 /// open), the connection limit, the trusted proxies and the HTTP/2 settings are
@@ -177,7 +177,8 @@ impl HttpConfig {
     }
 
     /// The proxies in front of [`HttpServer`](super::HttpServer) whose `X-Forwarded-For`
-    /// names the client (default none): anonymous clients behind them then hold fair
+    /// (or, [`reading`](super::TrustedProxies::reading) it, `Forwarded`) names the client
+    /// (default none): anonymous clients behind them then hold fair
     /// shares of their own, where otherwise they all count as the proxy. See
     /// [`TrustedProxies`](super::TrustedProxies) for the rule. Where you mount
     /// [`McpService`](super::McpService) yourself, insert the [`PeerAddr`](super::PeerAddr)

@@ -1,5 +1,8 @@
-//! The client behind a proxy: which peers may name it (`X-Forwarded-For`), and the one
-//! rule that reads the header, from the right, so no client can name itself.
+//! The client behind a proxy: which peers may name it (`X-Forwarded-For`, or RFC 7239
+//! `Forwarded`), and the one rule that reads the header, from the right, so no client can
+//! name itself.
+
+mod rfc7239;
 
 use ipnet::IpNet;
 use std::fmt;
@@ -19,6 +22,11 @@ use std::sync::Arc;
 /// A request from a trusted proxy whose entries up to the client are not addresses is
 /// refused (400); one without the header is the proxy's own.
 ///
+/// [`reading`](Self::reading) [`ForwardedHeader::Forwarded`] reads RFC 7239's header
+/// instead (`for=192.0.2.60;proto=http, for="[2001:db8::17]:4711"`), by the same rule. Only
+/// one header is read: the one your balancer appends to. The other is passed through
+/// untouched, so it holds whatever the client wrote.
+///
 /// ```
 /// use sterna_server::http::TrustedProxies;
 /// let proxies: TrustedProxies = "10.0.0.0/8, 127.0.0.1".parse().unwrap();
@@ -29,30 +37,92 @@ use std::sync::Arc;
 /// assert_eq!(client.ip().to_string(), "198.51.100.7");
 /// ```
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct TrustedProxies(Arc<[IpNet]>);
+pub struct TrustedProxies {
+    nets: Arc<[IpNet]>,
+    header: ForwardedHeader,
+}
+
+/// The header in which trusted proxies name the client.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum ForwardedHeader {
+    /// `X-Forwarded-For: client, proxy1` (nginx, HAProxy's `forwardfor`, the cloud
+    /// balancers). The default.
+    #[default]
+    XForwardedFor,
+    /// RFC 7239 `Forwarded: for=client, for=proxy1` (HAProxy's `forwarded`).
+    Forwarded,
+}
+
+impl ForwardedHeader {
+    /// The header's name.
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::XForwardedFor => "X-Forwarded-For",
+            Self::Forwarded => "Forwarded",
+        }
+    }
+}
+
+/// `x-forwarded-for` or `forwarded`, in any case.
+impl FromStr for ForwardedHeader {
+    type Err = UnknownForwardedHeader;
+
+    fn from_str(s: &str) -> Result<Self, UnknownForwardedHeader> {
+        let s = s.trim();
+        if s.eq_ignore_ascii_case("x-forwarded-for") {
+            Ok(Self::XForwardedFor)
+        } else if s.eq_ignore_ascii_case("forwarded") {
+            Ok(Self::Forwarded)
+        } else {
+            Err(UnknownForwardedHeader(s.chars().take(64).collect()))
+        }
+    }
+}
+
+/// A header name that is neither `x-forwarded-for` nor `forwarded`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct UnknownForwardedHeader(pub String);
+
+impl fmt::Display for UnknownForwardedHeader {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "not x-forwarded-for or forwarded: {:?}", self.0)
+    }
+}
+
+impl std::error::Error for UnknownForwardedHeader {}
 
 impl TrustedProxies {
     /// These networks (an address is a network of one).
     pub fn new(nets: impl IntoIterator<Item = IpNet>) -> Self {
-        Self(nets.into_iter().map(|n| n.trunc()).collect())
+        Self {
+            nets: nets.into_iter().map(|n| n.trunc()).collect(),
+            header: ForwardedHeader::default(),
+        }
+    }
+
+    /// The header the proxies name the client in (default `X-Forwarded-For`).
+    pub fn reading(mut self, header: ForwardedHeader) -> Self {
+        self.header = header;
+        self
     }
 
     /// No proxy is trusted (the default).
     pub fn is_empty(&self) -> bool {
-        self.0.is_empty()
+        self.nets.is_empty()
     }
 
     /// Whether `ip` is one of the proxies.
     pub fn trusts(&self, ip: IpAddr) -> bool {
         let ip = ip.to_canonical();
-        self.0.iter().any(|net| net.contains(&ip))
+        self.nets.iter().any(|net| net.contains(&ip))
     }
 
     /// The client of a request that came from `peer` with `headers`: `peer` itself unless
-    /// it is a trusted proxy; else the right-most `X-Forwarded-For` entry that is not a
-    /// trusted proxy (the left-most one when all are), with port 0. Only the entries up to
-    /// the client are read, so an unreadable one left of it (the client's own) is never
-    /// looked at.
+    /// it is a trusted proxy; else the right-most entry of the header read (see
+    /// [`reading`](Self::reading)) that is not a trusted proxy (the left-most one when all
+    /// are), with port 0. Only the entries up to the client are read, so an unreadable one
+    /// left of it (the client's own) is never looked at.
     pub fn client(
         &self,
         peer: SocketAddr,
@@ -63,10 +133,12 @@ impl TrustedProxies {
         }
         let mut last = None;
         // Several header lines are one list, in order (RFC 9110, 5.3).
-        for line in headers.get_all("x-forwarded-for").iter().rev() {
-            let text = line.to_str().map_err(|_| BadForwardedFor::NotText)?;
-            for entry in text.rsplit(',').map(str::trim).filter(|e| !e.is_empty()) {
-                let ip = address(entry)?;
+        for line in headers.get_all(self.header.name()).iter().rev() {
+            let text = line
+                .to_str()
+                .map_err(|_| BadForwardedFor::NotText(self.header))?;
+            for ip in self.entries(text) {
+                let ip = ip?;
                 if !self.trusts(ip) {
                     return Ok(SocketAddr::new(ip, 0));
                 }
@@ -75,15 +147,31 @@ impl TrustedProxies {
         }
         Ok(last.map_or(peer, |ip| SocketAddr::new(ip, 0)))
     }
+
+    /// The addresses one line names, right-most first.
+    fn entries(&self, text: &str) -> Vec<Result<IpAddr, BadForwardedFor>> {
+        match self.header {
+            ForwardedHeader::XForwardedFor => text
+                .rsplit(',')
+                .map(str::trim)
+                .filter(|e| !e.is_empty())
+                .map(address)
+                .collect(),
+            ForwardedHeader::Forwarded => rfc7239::nodes(text),
+        }
+    }
 }
 
-/// An entry as proxies write it: an address, or an address with a port.
+/// An `X-Forwarded-For` entry as proxies write it: an address, or one with a port.
 fn address(entry: &str) -> Result<IpAddr, BadForwardedFor> {
     entry
         .parse::<IpAddr>()
         .or_else(|_| entry.parse::<SocketAddr>().map(|s| s.ip()))
         .map(|ip| ip.to_canonical())
-        .map_err(|_| BadForwardedFor::NotAnAddress(entry.chars().take(64).collect()))
+        .map_err(|_| {
+            let entry = entry.chars().take(64).collect();
+            BadForwardedFor::NotAnAddress(ForwardedHeader::XForwardedFor, entry)
+        })
 }
 
 /// `"10.0.0.0/8, 127.0.0.1"`: networks and addresses, separated by commas or spaces.
@@ -116,21 +204,21 @@ impl fmt::Display for InvalidProxy {
 
 impl std::error::Error for InvalidProxy {}
 
-/// A trusted proxy's `X-Forwarded-For` that does not name the client.
+/// A trusted proxy's `X-Forwarded-For` (or `Forwarded`) that does not name the client.
 #[derive(Debug, Clone, PartialEq, Eq)]
 #[non_exhaustive]
 pub enum BadForwardedFor {
     /// The header is not visible ASCII.
-    NotText,
+    NotText(ForwardedHeader),
     /// An entry up to the client is not an address (at most 64 characters of it).
-    NotAnAddress(String),
+    NotAnAddress(ForwardedHeader, String),
 }
 
 impl fmt::Display for BadForwardedFor {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            Self::NotText => f.write_str("X-Forwarded-For is not text"),
-            Self::NotAnAddress(e) => write!(f, "X-Forwarded-For: not an IP address: {e:?}"),
+            Self::NotText(h) => write!(f, "{} is not text", h.name()),
+            Self::NotAnAddress(h, e) => write!(f, "{}: not an IP address: {e:?}", h.name()),
         }
     }
 }
@@ -191,7 +279,8 @@ mod tests {
     #[test]
     fn an_unreadable_entry_up_to_the_client_is_refused() {
         let e = client("127.0.0.1:7", &["198.51.100.7, unknown"]).unwrap_err();
-        assert_eq!(e, BadForwardedFor::NotAnAddress("unknown".into()));
+        let xff = ForwardedHeader::XForwardedFor;
+        assert_eq!(e, BadForwardedFor::NotAnAddress(xff, "unknown".into()));
         let long = "x".repeat(10_000);
         let e = client("127.0.0.1:7", &[&long]).unwrap_err();
         assert!(e.to_string().len() < 120, "{e}");
@@ -203,8 +292,47 @@ mod tests {
         let peer = "127.0.0.1:7".parse().unwrap();
         assert_eq!(
             proxies().client(peer, &headers),
-            Err(BadForwardedFor::NotText)
+            Err(BadForwardedFor::NotText(xff))
         );
+    }
+
+    #[test]
+    fn only_the_header_chosen_is_read() {
+        let mut headers = HeaderMap::new();
+        headers.insert("x-forwarded-for", "198.51.100.1".parse().unwrap());
+        headers.append("forwarded", "for=198.51.100.5;proto=http".parse().unwrap());
+        headers.append(
+            "forwarded",
+            "for=\"[2001:db8::7]:80\", for=10.0.0.9".parse().unwrap(),
+        );
+        let peer: SocketAddr = "127.0.0.1:7".parse().unwrap();
+        let xff = proxies().client(peer, &headers).unwrap();
+        assert_eq!(xff.to_string(), "198.51.100.1:0");
+        let rfc = proxies().reading(ForwardedHeader::Forwarded);
+        let c = rfc.client(peer, &headers).unwrap();
+        assert_eq!(
+            c.to_string(),
+            "[2001:db8::7]:0",
+            "the right-most untrusted node"
+        );
+        headers.insert("forwarded", "for=unknown".parse().unwrap());
+        let e = rfc.client(peer, &headers).unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "Forwarded: not an IP address: \"for=unknown\""
+        );
+        headers.remove("forwarded");
+        assert_eq!(
+            rfc.client(peer, &headers).unwrap(),
+            peer,
+            "X-Forwarded-For is not read"
+        );
+        assert_eq!("Forwarded".parse(), Ok(ForwardedHeader::Forwarded));
+        assert_eq!(
+            " x-forwarded-for".parse(),
+            Ok(ForwardedHeader::XForwardedFor)
+        );
+        assert!("via".parse::<ForwardedHeader>().is_err());
     }
 
     #[test]

@@ -44,7 +44,9 @@ mod tls;
 pub use auth::{AuthError, AuthLayer, AuthService, Authenticator, BearerTokens};
 pub use body::McpBody;
 pub use config::{DEFAULT_MAX_CONNECTIONS, DEFAULT_REQUESTS_PER_CLIENT, HttpConfig, OriginPolicy};
-pub use forwarded::{BadForwardedFor, InvalidProxy, TrustedProxies};
+pub use forwarded::{
+    BadForwardedFor, ForwardedHeader, InvalidProxy, TrustedProxies, UnknownForwardedHeader,
+};
 #[cfg(feature = "legacy")]
 pub use legacy::{
     MemorySessionStore, MemoryStreamStore, SessionBus, SessionConfig, SessionError, SessionEvent,

@@ -14,7 +14,7 @@ use std::net::SocketAddr;
 /// makes it the client the balancer names. When you mount [`McpService`](super::McpService)
 /// in your own stack, insert it yourself, e.g. from axum's `ConnectInfo<SocketAddr>`, or
 /// the address [`TrustedProxies::client`](super::TrustedProxies::client) reads (never
-/// `X-Forwarded-For` as it comes: a client can write that header itself):
+/// `X-Forwarded-For` or `Forwarded` as it comes: a client can write those headers itself):
 ///
 /// ```
 /// use sterna_server::http::PeerAddr;

@@ -89,7 +89,7 @@ impl HttpServer {
         self
     }
 
-    /// The proxies whose `X-Forwarded-For` names the client (see
+    /// The proxies whose `X-Forwarded-For` (or `Forwarded`) names the client (see
     /// [`HttpConfig::trusted_proxies`]); keeps an endpoint given to
     /// [`from_service`](Self::from_service).
     pub fn trusted_proxies(mut self, proxies: super::TrustedProxies) -> Self {

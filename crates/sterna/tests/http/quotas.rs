@@ -339,6 +339,47 @@ async fn behind_a_trusted_proxy_each_forwarded_client_holds_its_own_share() {
 }
 
 #[tokio::test]
+async fn a_proxy_that_writes_forwarded_is_read_by_rfc_7239() {
+    use sterna::server::http::{ForwardedHeader, TrustedProxies};
+    let (srv, _) = server();
+    let proxies: TrustedProxies = "127.0.0.4".parse().unwrap();
+    let config = HttpConfig::default().trusted_proxies(proxies.reading(ForwardedHeader::Forwarded));
+    let s = super::client::start(srv, config, None).await;
+    let init_with = |name: &'static str, value: &'static str| {
+        let req = Request::post(format!("http://{}/mcp", s.addr))
+            .header("host", format!("127.0.0.1:{}", s.addr.port()))
+            .header("content-type", "application/json")
+            .header("accept", "application/json, text/event-stream")
+            .header(name, value)
+            .body(Full::new(Bytes::from(init().to_string())))
+            .unwrap();
+        request_from(PROXY, s.addr, req)
+    };
+    for _ in 0..100 {
+        let r = init_with("forwarded", "for=198.51.100.1;proto=http").await;
+        assert_eq!(r.status(), StatusCode::OK);
+    }
+    let full = init_with("forwarded", "for=\"198.51.100.1:4711\"").await;
+    assert_eq!(
+        full.status(),
+        StatusCode::TOO_MANY_REQUESTS,
+        "its share, port or not"
+    );
+    let other = init_with("forwarded", "for=\"[2001:db8::1]\"").await;
+    assert_eq!(other.status(), StatusCode::OK, "another client's share");
+    let r = init_with("forwarded", "for=_hidden").await;
+    assert_eq!(
+        r.status(),
+        StatusCode::BAD_REQUEST,
+        "a node that is no address"
+    );
+    // X-Forwarded-For is not read: it holds whatever the client wrote.
+    let r = init_with("x-forwarded-for", "unknown").await;
+    assert_eq!(r.status(), StatusCode::OK, "the proxy's own request");
+    s.shutdown().await;
+}
+
+#[tokio::test]
 async fn a_session_runs_a_bounded_number_of_requests_at_once() {
     let (srv, _) = server();
     let s = super::client::start(srv, HttpConfig::default(), None).await;
