@@ -148,16 +148,19 @@ impl TrustedProxies {
         Ok(last.map_or(peer, |ip| SocketAddr::new(ip, 0)))
     }
 
-    /// The addresses one line names, right-most first.
-    fn entries(&self, text: &str) -> Vec<Result<IpAddr, BadForwardedFor>> {
+    /// The addresses one line names, right-most first, each read only when it is reached.
+    fn entries<'a>(
+        &self,
+        text: &'a str,
+    ) -> Box<dyn Iterator<Item = Result<IpAddr, BadForwardedFor>> + 'a> {
         match self.header {
-            ForwardedHeader::XForwardedFor => text
-                .rsplit(',')
-                .map(str::trim)
-                .filter(|e| !e.is_empty())
-                .map(address)
-                .collect(),
-            ForwardedHeader::Forwarded => rfc7239::nodes(text),
+            ForwardedHeader::XForwardedFor => Box::new(
+                text.rsplit(',')
+                    .map(str::trim)
+                    .filter(|e| !e.is_empty())
+                    .map(address),
+            ),
+            ForwardedHeader::Forwarded => Box::new(rfc7239::nodes(text)),
         }
     }
 }

@@ -6,21 +6,22 @@ use super::BadForwardedFor;
 use super::ForwardedHeader::Forwarded;
 use std::net::{IpAddr, Ipv6Addr, SocketAddr};
 
-/// The nodes the elements of one header line name, right-most first: an address each, or
-/// the refusal of an element that names none (no `for`, two of them, `unknown`, an
-/// obfuscated `_name`). A line whose quotes never close is refused whole: a quote a client
-/// left open would otherwise swallow what its proxy appended.
-pub(super) fn nodes(line: &str) -> Vec<Result<IpAddr, BadForwardedFor>> {
-    let Some(elements) = split_unquoted(line, ',') else {
-        return vec![Err(unreadable(line))];
-    };
-    elements
+/// The nodes the elements of one header line name, right-most first, each read only when
+/// it is reached: an address each, or the refusal of an element that names none (no `for`,
+/// two of them, `unknown`, an obfuscated `_name`). A line whose quotes never close is
+/// refused whole: a quote a client left open would otherwise swallow what its proxy
+/// appended.
+pub(super) fn nodes(line: &str) -> impl Iterator<Item = Result<IpAddr, BadForwardedFor>> + '_ {
+    let elements = split_unquoted(line, ',');
+    let refused = elements.is_none().then(|| Err(unreadable(line)));
+    let nodes = elements
+        .unwrap_or_default()
         .into_iter()
         .rev()
         .map(str::trim)
         .filter(|e| !e.is_empty())
-        .map(|e| node_of(e).ok_or_else(|| unreadable(e)))
-        .collect()
+        .map(|e| node_of(e).ok_or_else(|| unreadable(e)));
+    refused.into_iter().chain(nodes)
 }
 
 fn unreadable(element: &str) -> BadForwardedFor {
@@ -107,7 +108,6 @@ mod tests {
 
     fn read(line: &str) -> Vec<Result<String, String>> {
         nodes(line)
-            .into_iter()
             .map(|r| r.map(|ip| ip.to_string()).map_err(|e| e.to_string()))
             .collect()
     }
