@@ -22,7 +22,7 @@ pub mod guides;
 pub mod __fuzz {
     pub use sterna_client::__fuzz::{jsonrpc_client, sse};
     pub use sterna_server::__fuzz::{
-        Target, form, header_value, jsonrpc_server, state_open, uri_template,
+        Target, form, forwarded, header_value, jsonrpc_server, state_open, uri_template,
     };
 
     /// Every target, by the name of its `fuzz/fuzz_targets/<name>.rs` and corpus folder.
@@ -34,5 +34,6 @@ pub mod __fuzz {
         ("form", form),
         ("header_value", header_value),
         ("uri_template", uri_template),
+        ("forwarded", forwarded),
     ];
 }

@@ -45,6 +45,7 @@ fn every_target_has_a_replay() {
     names.sort_unstable();
     let mut want = [
         "form",
+        "forwarded",
         "header_value",
         "jsonrpc_client",
         "jsonrpc_server",
@@ -89,4 +90,9 @@ fn header_value() {
 #[test]
 fn uri_template() {
     replay("uri_template");
+}
+
+#[test]
+fn forwarded() {
+    replay("forwarded");
 }

@@ -6,6 +6,7 @@
 //! thing to both.
 
 mod form;
+mod forwarded;
 mod server;
 mod state;
 mod text;
@@ -50,6 +51,12 @@ pub fn uri_template(data: &[u8]) {
     text::uri_template(data);
 }
 
+/// The client a trusted proxy names (`X-Forwarded-For`, RFC 7239 `Forwarded`): never one
+/// the client wrote itself.
+pub fn forwarded(data: &[u8]) {
+    forwarded::run(data);
+}
+
 /// A target's body.
 pub type Target = fn(&[u8]);
 
@@ -61,4 +68,5 @@ pub const TARGETS: &[(&str, Target)] = &[
     ("form", form),
     ("header_value", header_value),
     ("uri_template", uri_template),
+    ("forwarded", forwarded),
 ];
