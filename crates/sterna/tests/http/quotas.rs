@@ -477,27 +477,58 @@ async fn open_subscription_streams_are_a_per_client_share() {
     s.shutdown().await;
 }
 
+/// A call of `FLOOD`'s waiting for the answer to the question it was pushed.
+struct Waiting {
+    session: String,
+    /// The pushed question's id.
+    push: Value,
+    /// The call's stream, still open.
+    answer: Answer,
+}
+
+/// Two sessions of `FLOOD`, 4 calls each, every one waiting for its pushed question's
+/// answer: 8 requests in flight.
+async fn eight_waiting_calls(addr: SocketAddr) -> Vec<Waiting> {
+    let mut running = Vec::new();
+    for _ in 0..2 {
+        let session = open(FLOOD, addr).await.unwrap();
+        for id in 0..4 {
+            let call = json!({"jsonrpc": "2.0", "id": id, "method": "tools/call",
+                "params": {"name": "provision_database", "arguments": {"name": format!("db{id}")}}});
+            let mut r = send_from(FLOOD, addr, "POST", Some(&session), Some(&call)).await;
+            assert_eq!(r.status, StatusCode::OK);
+            let asked = r.first_message().await;
+            assert_eq!(asked["method"], "elicitation/create");
+            running.push(Waiting {
+                session: session.clone(),
+                push: asked["id"].clone(),
+                answer: r,
+            });
+        }
+    }
+    running
+}
+
+/// Whether `from` opens a session again within a second (50 tries, 20 ms apart).
+async fn opens_again(from: [u8; 4], addr: SocketAddr) -> bool {
+    for _ in 0..50 {
+        let r = send_from(from, addr, "POST", None, Some(&init())).await;
+        if r.status == StatusCode::OK {
+            return true;
+        }
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    false
+}
+
 #[tokio::test]
 async fn requests_in_flight_are_a_per_client_share() {
     let (srv, _) = server();
     let config = HttpConfig::default().requests_per_client(8);
     let s = super::client::start(srv, config, None).await;
-    let call = |id: i64| {
-        json!({"jsonrpc": "2.0", "id": id, "method": "tools/call",
-               "params": {"name": "provision_database", "arguments": {"name": format!("db{id}")}}})
-    };
     // Two sessions of one client, 4 requests each, every one waiting for the answer to
     // its question: 8 in flight (a session alone may run 32).
-    let mut running = Vec::new();
-    for _ in 0..2 {
-        let session = open(FLOOD, s.addr).await.unwrap();
-        for id in 0..4 {
-            let mut r = send_from(FLOOD, s.addr, "POST", Some(&session), Some(&call(id))).await;
-            assert_eq!(r.status, StatusCode::OK);
-            assert_eq!(r.first_message().await["method"], "elicitation/create");
-            running.push(r);
-        }
-    }
+    let mut running = eight_waiting_calls(s.addr).await;
     // One more request of any kind from that client: refused before it is read.
     let over = send_from(FLOOD, s.addr, "POST", None, Some(&init())).await;
     assert_eq!(over.status, StatusCode::TOO_MANY_REQUESTS);
@@ -514,15 +545,7 @@ async fn requests_in_flight_are_a_per_client_share() {
     assert!(r.json().await["result"].is_object());
     // A request that ends (its client went away) gives its place back.
     drop(running.pop());
-    let mut again = false;
-    for _ in 0..50 {
-        let r = send_from(FLOOD, s.addr, "POST", None, Some(&init())).await;
-        if r.status == StatusCode::OK {
-            again = true;
-            break;
-        }
-        tokio::time::sleep(Duration::from_millis(20)).await;
-    }
+    let again = opens_again(FLOOD, s.addr).await;
     assert!(again, "the freed place is taken again");
     drop((running, s));
 }
@@ -532,24 +555,11 @@ async fn answers_to_pushed_questions_pass_a_full_share() {
     let (srv, _) = server();
     let config = HttpConfig::default().requests_per_client(8);
     let s = super::client::start(srv, config, None).await;
-    let call = |id: i64| {
-        json!({"jsonrpc": "2.0", "id": id, "method": "tools/call",
-               "params": {"name": "provision_database", "arguments": {"name": format!("db{id}")}}})
-    };
     // 8 calls of one client fill its share, each waiting for the answer to its question:
     // were the answers refused too, none could ever end.
-    let mut running = Vec::new();
-    for _ in 0..2 {
-        let session = open(FLOOD, s.addr).await.unwrap();
-        for id in 0..4 {
-            let mut r = send_from(FLOOD, s.addr, "POST", Some(&session), Some(&call(id))).await;
-            let asked = r.first_message().await;
-            assert_eq!(asked["method"], "elicitation/create");
-            running.push((session.clone(), asked["id"].clone(), r));
-        }
-    }
+    let mut running = eight_waiting_calls(s.addr).await;
     let ping = json!({"jsonrpc": "2.0", "id": 9, "method": "ping"});
-    let (session, _, _) = &running[0];
+    let session = &running[0].session;
     let r = send_from(FLOOD, s.addr, "POST", Some(session), Some(&ping)).await;
     assert_eq!(
         r.status,
@@ -558,7 +568,12 @@ async fn answers_to_pushed_questions_pass_a_full_share() {
     );
     assert_limit(&r.json().await["error"], -32603, "requests_per_client");
     // Every answer is taken, and each call ends with its result.
-    for (session, push, r) in &mut running {
+    for Waiting {
+        session,
+        push,
+        answer: r,
+    } in &mut running
+    {
         let answer = json!({"jsonrpc": "2.0", "id": push, "result": {
             "action": "accept", "content": {"region": "eu-west-1"}}});
         let a = send_from(FLOOD, s.addr, "POST", Some(session), Some(&answer)).await;
@@ -583,33 +598,11 @@ async fn a_client_at_its_share_may_still_end_a_session() {
     let (srv, _) = server();
     let config = HttpConfig::default().requests_per_client(8);
     let s = super::client::start(srv, config, None).await;
-    let call = |id: i64| {
-        json!({"jsonrpc": "2.0", "id": id, "method": "tools/call",
-               "params": {"name": "provision_database", "arguments": {"name": format!("db{id}")}}})
-    };
-    let mut sessions = Vec::new();
-    let mut running = Vec::new();
-    for _ in 0..2 {
-        let session = open(FLOOD, s.addr).await.unwrap();
-        for id in 0..4 {
-            let mut r = send_from(FLOOD, s.addr, "POST", Some(&session), Some(&call(id))).await;
-            assert_eq!(r.first_message().await["method"], "elicitation/create");
-            running.push(r);
-        }
-        sessions.push(session);
-    }
+    let running = eight_waiting_calls(s.addr).await;
     // Ending a session is how a stuck client lets go: it is never refused for the share.
-    let ended = send_from(FLOOD, s.addr, "DELETE", Some(&sessions[0]), None).await;
+    let ended = send_from(FLOOD, s.addr, "DELETE", Some(&running[0].session), None).await;
     assert_eq!(ended.status, StatusCode::OK);
-    let mut again = false;
-    for _ in 0..50 {
-        let r = send_from(FLOOD, s.addr, "POST", None, Some(&init())).await;
-        if r.status == StatusCode::OK {
-            again = true;
-            break;
-        }
-        tokio::time::sleep(Duration::from_millis(20)).await;
-    }
+    let again = opens_again(FLOOD, s.addr).await;
     assert!(again, "the ended session's requests gave their places back");
     drop((running, s));
 }
