@@ -6,7 +6,7 @@ mod rfc7239;
 
 use ipnet::IpNet;
 use std::fmt;
-use std::net::{IpAddr, SocketAddr};
+use std::net::{IpAddr, Ipv6Addr, SocketAddr};
 use std::str::FromStr;
 use std::sync::Arc;
 
@@ -167,14 +167,26 @@ impl TrustedProxies {
 
 /// An `X-Forwarded-For` entry as proxies write it: an address, or one with a port.
 fn address(entry: &str) -> Result<IpAddr, BadForwardedFor> {
-    entry
-        .parse::<IpAddr>()
-        .or_else(|_| entry.parse::<SocketAddr>().map(|s| s.ip()))
+    ip_of(entry).ok_or_else(|| {
+        let entry = entry.chars().take(64).collect();
+        BadForwardedFor::NotAnAddress(ForwardedHeader::XForwardedFor, entry)
+    })
+}
+
+/// The address of a node as either header writes it: `192.0.2.60`, `192.0.2.60:47011`,
+/// `[2001:db8::17]` or `[2001:db8::17]:4711` (IPv4-mapped addresses as IPv4).
+fn ip_of(node: &str) -> Option<IpAddr> {
+    let bracketed = || {
+        node.strip_prefix('[')?
+            .strip_suffix(']')?
+            .parse::<Ipv6Addr>()
+            .ok()
+    };
+    node.parse::<IpAddr>()
+        .ok()
+        .or_else(|| node.parse::<SocketAddr>().ok().map(|s| s.ip()))
+        .or_else(|| bracketed().map(IpAddr::V6))
         .map(|ip| ip.to_canonical())
-        .map_err(|_| {
-            let entry = entry.chars().take(64).collect();
-            BadForwardedFor::NotAnAddress(ForwardedHeader::XForwardedFor, entry)
-        })
 }
 
 /// `"10.0.0.0/8, 127.0.0.1"`: networks and addresses, separated by commas or spaces.

@@ -2,9 +2,9 @@
 //! `for=192.0.2.60;proto=http, for="[2001:db8:cafe::17]:4711"`. Commas and semicolons
 //! inside quoted strings separate nothing.
 
-use super::BadForwardedFor;
 use super::ForwardedHeader::Forwarded;
-use std::net::{IpAddr, Ipv6Addr, SocketAddr};
+use super::{BadForwardedFor, ip_of};
+use std::net::IpAddr;
 
 /// The nodes the elements of one header line name, right-most first, each read only when
 /// it is reached: an address each, or the refusal of an element that names none (no `for`,
@@ -44,7 +44,7 @@ fn node_of(element: &str) -> Option<IpAddr> {
         if found.is_some() {
             return None;
         }
-        found = Some(address(&unquote(value.trim())?)?);
+        found = Some(ip_of(&unquote(value.trim())?)?);
     }
     found
 }
@@ -81,25 +81,6 @@ fn unquote(value: &str) -> Option<String> {
         out.push(if c == '\\' { chars.next()? } else { c });
     }
     Some(out)
-}
-
-/// `192.0.2.60`, `192.0.2.60:47011`, `[2001:db8::17]`, `[2001:db8::17]:4711`.
-fn address(node: &str) -> Option<IpAddr> {
-    if let Some(rest) = node.strip_prefix('[') {
-        let (v6, port) = rest.split_once(']')?;
-        let port_ok = port.is_empty()
-            || port
-                .strip_prefix(':')
-                .is_some_and(|p| p.parse::<u16>().is_ok());
-        return port_ok
-            .then(|| v6.parse::<Ipv6Addr>().ok())
-            .flatten()
-            .map(|ip| IpAddr::V6(ip).to_canonical());
-    }
-    node.parse::<IpAddr>()
-        .or_else(|_| node.parse::<SocketAddr>().map(|s| s.ip()))
-        .ok()
-        .map(|ip| ip.to_canonical())
 }
 
 #[cfg(test)]
