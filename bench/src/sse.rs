@@ -52,8 +52,9 @@ impl Parser {
                 }
                 continue;
             }
-            let line = String::from_utf8_lossy(&self.buf[start..end]).into_owned();
-            self.field(&line);
+            if field(&mut self.pending, &self.buf[start..end]) {
+                self.seen_field = true;
+            }
         }
         if self.pos > 64 * 1024 {
             self.buf.drain(..self.pos);
@@ -77,26 +78,34 @@ impl Parser {
             Some(_) => Some((self.pos, end, end + 1)),
         }
     }
+}
 
-    fn field(&mut self, line: &str) {
-        if line.starts_with(':') {
-            return;
-        }
-        let (name, value) = line.split_once(':').unwrap_or((line, ""));
-        let value = value.strip_prefix(' ').unwrap_or(value);
-        match name {
-            "data" => match &mut self.pending.data {
+/// Applies one non-empty line to the event being read, in place (no copy of the line);
+/// `false` for a comment, which is no field.
+fn field(pending: &mut Event, line: &[u8]) -> bool {
+    if line.starts_with(b":") {
+        return false;
+    }
+    let (name, value) = match line.iter().position(|&b| b == b':') {
+        Some(i) => (&line[..i], &line[i + 1..]),
+        None => (line, &b""[..]),
+    };
+    let value = value.strip_prefix(b" ").unwrap_or(value);
+    match name {
+        b"data" => {
+            let value = String::from_utf8_lossy(value);
+            match &mut pending.data {
                 Some(data) => {
                     data.push('\n');
-                    data.push_str(value);
+                    data.push_str(&value);
                 }
-                None => self.pending.data = Some(value.to_owned()),
-            },
-            "id" => self.pending.id = Some(value.to_owned()),
-            _ => {}
+                None => pending.data = Some(value.into_owned()),
+            }
         }
-        self.seen_field = true;
+        b"id" => pending.id = Some(String::from_utf8_lossy(value).into_owned()),
+        _ => {}
     }
+    true
 }
 
 #[cfg(test)]

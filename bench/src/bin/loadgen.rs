@@ -32,6 +32,7 @@ mod worker;
 
 use bytes::Bytes;
 use conn::{Conn, connect};
+use http::HeaderValue;
 use http_body_util::{BodyExt, Full};
 use hyper::Request;
 use serde::Deserialize;
@@ -103,6 +104,8 @@ impl Flow {
 struct Opts {
     host: String,
     port: u16,
+    /// `host:port`, the `Host` header of every request (built once, not per request).
+    authority: http::HeaderValue,
     path: String,
     mode: Mode,
     concurrency: usize,
@@ -144,9 +147,12 @@ fn parse_args() -> Result<Opts, String> {
         use_h2 = true;
         mode = m.to_owned();
     }
+    let port: u16 = port.parse().map_err(|e| format!("port: {e}"))?;
     Ok(Opts {
         host: host.to_owned(),
-        port: port.parse().map_err(|e| format!("port: {e}"))?,
+        port,
+        authority: http::HeaderValue::try_from(format!("{host}:{port}"))
+            .map_err(|e| format!("host: {e}"))?,
         path,
         mode: match mode.as_str() {
             "echo" => Mode::Echo,
@@ -162,6 +168,16 @@ fn parse_args() -> Result<Opts, String> {
         h2: None,
         use_h2,
     })
+}
+
+/// `Content-Type` of every request (a static value: no copy per request).
+fn json() -> HeaderValue {
+    HeaderValue::from_static("application/json")
+}
+
+/// `Accept` of every request.
+fn accept_both() -> HeaderValue {
+    HeaderValue::from_static("application/json, text/event-stream")
 }
 
 const META: &str = r#""_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{"elicitation":{"form":{}}},"io.modelcontextprotocol/clientInfo":{"name":"sterna-loadgen","version":"1"}}"#;
@@ -220,11 +236,14 @@ fn message(content_type: &str, body: &[u8]) -> Option<Vec<u8>> {
 
 async fn post(c: &mut Conn, o: &Opts, name: &str, body: String) -> Result<Vec<u8>, String> {
     let req = Request::post(&o.path)
-        .header("host", format!("{}:{}", o.host, o.port))
-        .header("content-type", "application/json")
-        .header("accept", "application/json, text/event-stream")
-        .header("mcp-protocol-version", "2026-07-28")
-        .header("mcp-method", "tools/call")
+        .header(http::header::HOST, o.authority.clone())
+        .header(http::header::CONTENT_TYPE, json())
+        .header(http::header::ACCEPT, accept_both())
+        .header(
+            "mcp-protocol-version",
+            HeaderValue::from_static("2026-07-28"),
+        )
+        .header("mcp-method", HeaderValue::from_static("tools/call"))
         .header("mcp-name", name)
         .body(Full::new(Bytes::from(body)))
         .map_err(|e| e.to_string())?;

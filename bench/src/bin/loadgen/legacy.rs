@@ -7,7 +7,7 @@
 
 use super::{Conn, Opts, connect};
 use bytes::Bytes;
-use http::{HeaderMap, StatusCode};
+use http::{HeaderMap, HeaderValue, StatusCode};
 use http_body_util::{BodyExt, Full};
 use hyper::Request;
 use hyper::body::Incoming;
@@ -17,9 +17,10 @@ use sterna_bench::{legacy as msg, sse};
 /// The longest one operation may take before it counts as an error.
 pub(crate) const OP_TIMEOUT: Duration = Duration::from_secs(10);
 
-/// A worker's session: its id and its two connections.
+/// A worker's session: its id (as the header value every request sends) and its two
+/// connections.
 pub(crate) struct Session {
-    id: String,
+    id: HeaderValue,
     call: Conn,
     answer: Conn,
 }
@@ -86,19 +87,20 @@ async fn send(
     c: &mut Conn,
     o: &Opts,
     method: http::Method,
-    session: Option<&str>,
+    session: Option<&HeaderValue>,
     body: String,
 ) -> Result<(StatusCode, HeaderMap, Messages), String> {
     let mut req = Request::builder()
         .method(method)
         .uri(&o.path)
-        .header("host", format!("{}:{}", o.host, o.port))
-        .header("content-type", "application/json")
-        .header("accept", "application/json, text/event-stream");
+        .header(http::header::HOST, o.authority.clone())
+        .header(http::header::CONTENT_TYPE, super::json())
+        .header(http::header::ACCEPT, super::accept_both());
     if let Some(s) = session {
-        req = req
-            .header("mcp-session-id", s)
-            .header("mcp-protocol-version", msg::VERSION);
+        req = req.header("mcp-session-id", s.clone()).header(
+            "mcp-protocol-version",
+            HeaderValue::from_static(msg::VERSION),
+        );
     }
     let req = req
         .body(Full::new(Bytes::from(body)))
@@ -135,9 +137,9 @@ pub(crate) async fn open(o: &Opts) -> Result<Session, String> {
     status(st, StatusCode::OK, "initialize")?;
     let id = headers
         .get("mcp-session-id")
-        .and_then(|v| v.to_str().ok())
+        .filter(|v| v.to_str().is_ok())
         .ok_or("initialize answered without an Mcp-Session-Id")?
-        .to_owned();
+        .clone();
     msg::check_initialize(&m.expect("the initialize result").await?).map_err(|e| e.to_string())?;
     m.end("the initialize result").await?;
     let (st, _, mut m) = send(&mut call, o, post, Some(&id), msg::INITIALIZED.into()).await?;
