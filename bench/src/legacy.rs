@@ -220,6 +220,18 @@ struct Block<'a> {
     text: Option<Cow<'a, str>>,
 }
 
+/// Whether `texts`, joined, read `expect` (compared piece by piece, without joining them).
+pub fn texts_are<'a>(texts: impl IntoIterator<Item = &'a str>, expect: &str) -> bool {
+    let mut rest = expect;
+    for t in texts {
+        match rest.strip_prefix(t) {
+            Some(r) => rest = r,
+            None => return false,
+        }
+    }
+    rest.is_empty()
+}
+
 /// Checks the response to call `id`: a tool result (not an error, no 2026-only member)
 /// whose text is `expect`.
 pub fn check_result(msg: &[u8], id: u64, expect: &str) -> Result<(), CheckError> {
@@ -227,15 +239,8 @@ pub fn check_result(msg: &[u8], id: u64, expect: &str) -> Result<(), CheckError>
     let m: Response<'_> = parse(msg, WHAT)?;
     let r = &m.result;
     let modern = r.result_type.0 || r.input_requests.0 || r.request_state.0;
-    let mut text = expect;
-    let mut matches = true;
-    for t in r.content.iter().filter_map(|b| b.text.as_deref()) {
-        match text.strip_prefix(t) {
-            Some(rest) => text = rest,
-            None => matches = false,
-        }
-    }
-    if m.id != id || r.is_error == Some(true) || modern || !matches || !text.is_empty() {
+    let texts = r.content.iter().filter_map(|b| b.text.as_deref());
+    if m.id != id || r.is_error == Some(true) || modern || !texts_are(texts, expect) {
         return Err(unexpected(WHAT, msg));
     }
     Ok(())

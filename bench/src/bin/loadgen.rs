@@ -211,12 +211,13 @@ struct Block<'a> {
     text: Option<std::borrow::Cow<'a, str>>,
 }
 
-/// The JSON-RPC message of a response body (JSON, or the last `data:` event of SSE).
-fn message(content_type: &str, body: &[u8]) -> Option<Vec<u8>> {
-    if !content_type.starts_with("text/event-stream") {
-        return Some(body.to_vec());
+/// The JSON-RPC message of a response body (JSON, kept as received, or the last `data:`
+/// event of SSE).
+fn message(sse: bool, body: Bytes) -> Option<Bytes> {
+    if !sse {
+        return Some(body);
     }
-    let text = std::str::from_utf8(body).ok()?;
+    let text = std::str::from_utf8(&body).ok()?;
     let mut last = None;
     for event in text.split("\n\n") {
         let data: Vec<&str> = event
@@ -227,14 +228,14 @@ fn message(content_type: &str, body: &[u8]) -> Option<Vec<u8>> {
         if !data.is_empty() {
             let joined = data.join("\n");
             if joined.contains("\"result\"") || joined.contains("\"error\"") {
-                last = Some(joined.into_bytes());
+                last = Some(Bytes::from(joined.into_bytes()));
             }
         }
     }
     last
 }
 
-async fn post(c: &mut Conn, o: &Opts, name: &str, body: String) -> Result<Vec<u8>, String> {
+async fn post(c: &mut Conn, o: &Opts, name: &str, body: String) -> Result<Bytes, String> {
     let req = Request::post(&o.path)
         .header(http::header::HOST, o.authority.clone())
         .header(http::header::CONTENT_TYPE, json())
@@ -248,19 +249,17 @@ async fn post(c: &mut Conn, o: &Opts, name: &str, body: String) -> Result<Vec<u8
         .body(Full::new(Bytes::from(body)))
         .map_err(|e| e.to_string())?;
     let resp = c.send(o, req).await?;
-    let ct = resp
+    let sse = resp
         .headers()
         .get("content-type")
-        .and_then(|v| v.to_str().ok())
-        .unwrap_or("")
-        .to_owned();
+        .is_some_and(|v| v.as_bytes().starts_with(b"text/event-stream"));
     let bytes = resp
         .into_body()
         .collect()
         .await
         .map_err(|e| e.to_string())?
         .to_bytes();
-    message(&ct, &bytes).ok_or_else(|| "no JSON-RPC message in the response".into())
+    message(sse, bytes).ok_or_else(|| "no JSON-RPC message in the response".into())
 }
 
 fn result<'a>(msg: &'a [u8]) -> Result<ToolResult<'a>, String> {
@@ -272,12 +271,9 @@ fn result<'a>(msg: &'a [u8]) -> Result<ToolResult<'a>, String> {
     serde_json::from_str(raw.get()).map_err(|e| format!("bad result: {e}"))
 }
 
-fn text(r: &ToolResult<'_>) -> String {
-    r.content
-        .iter()
-        .filter_map(|b| b.text.as_deref())
-        .collect::<Vec<_>>()
-        .join("")
+/// Whether the result's text blocks, joined, read `expect`.
+fn text_is(r: &ToolResult<'_>, expect: &str) -> bool {
+    sterna_bench::legacy::texts_are(r.content.iter().filter_map(|b| b.text.as_deref()), expect)
 }
 
 async fn echo_op(c: &mut Conn, o: &Opts, id: u64) -> Result<(), String> {
@@ -288,7 +284,7 @@ async fn echo_op(c: &mut Conn, o: &Opts, id: u64) -> Result<(), String> {
     let r = result(&msg)?;
     if r.result_type.is_some_and(|t| t != "complete")
         || r.is_error == Some(true)
-        || text(&r) != "hello"
+        || !text_is(&r, "hello")
     {
         return Err(format!("wrong echo: {}", String::from_utf8_lossy(&msg)));
     }
@@ -344,7 +340,7 @@ async fn mrtr_op(c: &mut Conn, o: &Opts, id: u64) -> Result<(), String> {
     let r = result(&msg)?;
     if r.result_type.is_some_and(|t| t != "complete")
         || r.is_error == Some(true)
-        || text(&r) != flow.expect
+        || !text_is(&r, &flow.expect)
     {
         return Err(format!(
             "wrong completion: {}",
