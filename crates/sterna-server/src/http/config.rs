@@ -195,8 +195,9 @@ impl HttpConfig {
     /// every connection busy. One more is refused before its body is read: 429 with a
     /// JSON-RPC error `-32603` whose `data` names `requests_per_client`. Beyond its
     /// share a client keeps 16 places to let go of it: answers to questions its 2025
-    /// sessions were pushed (a POST with `Mcp-Session-Id` whose body turns out to be
-    /// anything else gets the same 429), and DELETEs of those sessions. Otherwise a client
+    /// sessions were pushed and `notifications/cancelled` for its requests (a POST with
+    /// `Mcp-Session-Id` whose body turns out to be anything else gets the same 429), and
+    /// DELETEs of those sessions. Otherwise a client
     /// whose every request waits for its answers could never send them. A client is its
     /// [`QuotaKey`](crate::server::QuotaKey); anonymous requests with no
     /// [`PeerAddr`](super::PeerAddr) (an endpoint mounted without one) are not counted,

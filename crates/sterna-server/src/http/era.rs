@@ -46,8 +46,9 @@ pub(crate) trait HttpEra: Any + Send + Sync {
 /// A POST without the 2026-07-28 header, read once: answered by `era` when it belongs to
 /// one of its sessions (with what that reading found), `None` when its `_meta` claims
 /// 2026-07-28. A request let in over its client's share (`answer_only`) is refused with
-/// that share's 429 unless the reading finds an answer to a pushed question. A panic on
-/// its behalf (its reading included) answers it with a 500, and costs nothing else.
+/// that share's 429 unless the reading finds a message that ends a request in flight
+/// ([`relieves`]). A panic on its behalf (its reading included) answers it with a 500, and
+/// costs nothing else.
 pub(super) async fn elsewhere(
     era: &dyn HttpEra,
     server: &Server,
@@ -59,9 +60,9 @@ pub(super) async fn elsewhere(
     let answered = AssertUnwindSafe(async {
         let message = classify_envelope(bytes);
         if let Some(share) = answer_only
-            && !matches!(message, Inbound::Response { .. })
+            && !relieves(&message)
         {
-            // Let in over the client's share for its answers: anything else waits.
+            // Let in over the client's share to end requests: anything else waits.
             return Some(*share.refusal());
         }
         if claims_modern(&message, headers.contains_key("mcp-protocol-version")) {
@@ -76,6 +77,16 @@ pub(super) async fn elsewhere(
     })
 }
 
+/// Whether a message ends a request in flight, so it may pass a client's full share: an
+/// answer to a pushed question (its request goes on to its end) or `notifications/cancelled`.
+fn relieves(message: &Inbound<'_>) -> bool {
+    match message {
+        Inbound::Response { .. } => true,
+        Inbound::Notification { method, .. } => method == "notifications/cancelled",
+        Inbound::Request { .. } | Inbound::Malformed(_) => false,
+    }
+}
+
 /// Whether a message without a 2026-07-28 version header claims 2026-07-28: its `_meta`
 /// does. Everything else belongs to another era's session; an unreadable message is
 /// answered by 2026-07-28 (with the parse error) unless it names another version.
@@ -88,5 +99,39 @@ fn claims_modern(message: &Inbound<'_>, versioned: bool) -> bool {
         Inbound::Notification { params, .. } => has_modern_claim(*params),
         Inbound::Request { .. } | Inbound::Response { .. } => false,
         Inbound::Malformed(_) => !versioned,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::relieves;
+    use crate::server::inbound::classify_envelope;
+
+    #[test]
+    fn only_answers_and_cancellations_end_a_request_in_flight() {
+        let relief = |body: &str| relieves(&classify_envelope(body.as_bytes()));
+        assert!(relief(
+            r#"{"jsonrpc":"2.0","id":"s-1","result":{"action":"decline"}}"#
+        ));
+        assert!(relief(
+            r#"{"jsonrpc":"2.0","id":7,"error":{"code":-1,"message":"user said no"}}"#
+        ));
+        assert!(relief(
+            r#"{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":3}}"#
+        ));
+        // Other notifications, requests and what cannot be read wait for a place.
+        assert!(!relief(
+            r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#
+        ));
+        assert!(!relief(
+            r#"{"jsonrpc":"2.0","id":1,"method":"notifications/cancelled"}"#
+        ));
+        assert!(!relief(r#"{"jsonrpc":"2.0","id":1,"method":"ping"}"#));
+        assert!(!relief(
+            r#"{"jsonrpc":"2.0","method":"notifications/cancelled""#
+        ));
+        assert!(!relief(
+            r#"[{"jsonrpc":"2.0","method":"notifications/cancelled"}]"#
+        ));
     }
 }

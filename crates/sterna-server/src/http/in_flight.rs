@@ -22,11 +22,12 @@ const REQUESTS: Share = Share {
 
 /// The places kept apart, per client, for what lets a full share go: answers to pushed
 /// questions (a client whose every request waits for its answers could otherwise never
-/// send them) and the end of a session (which ends its requests).
+/// send them), cancellations of its requests, and the end of a session (which ends its
+/// requests).
 pub(crate) const RELIEF_PER_CLIENT: usize = 16;
 
-/// Each client's requests in flight, at most `limit` each, and the answers and session
-/// ends it may send beyond them.
+/// Each client's requests in flight, at most `limit` each, and the answers, cancellations
+/// and session ends it may send beyond them.
 pub(super) struct InFlight {
     requests: Arc<Places>,
     relief: Arc<Places>,
@@ -39,7 +40,7 @@ pub(super) enum Admission {
     /// A place of the client's share.
     Counted(Place),
     /// Over the share, on the places kept for relief: a session's end, or a POST served
-    /// only if its body answers a pushed question.
+    /// only if its body answers a pushed question or cancels a request.
     Relief(Place),
 }
 
@@ -53,7 +54,8 @@ impl InFlight {
 
     /// A place for one more request of `principal`, or the refusal: 429 with `-32603`
     /// naming the limit. A client at its share may still POST to a session of an earlier
-    /// era (where its answers go) or DELETE one, on the places kept for relief.
+    /// era (where its answers and cancellations go) or DELETE one, on the places kept for
+    /// relief.
     pub(super) fn admit(
         &self,
         principal: &Principal,

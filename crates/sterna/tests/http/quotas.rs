@@ -608,6 +608,52 @@ async fn a_client_at_its_share_may_still_end_a_session() {
 }
 
 #[tokio::test]
+async fn a_client_at_its_share_may_still_cancel_one_of_its_calls() {
+    let (srv, _) = server();
+    let config = HttpConfig::default().requests_per_client(8);
+    let s = super::client::start(srv, config, None).await;
+    let mut running = eight_waiting_calls(s.addr).await;
+    // Cancelling a call ends it, so it passes the full share as an answer does; any other
+    // notification waits like a request.
+    let session = running[0].session.clone();
+    let other = json!({"jsonrpc": "2.0", "method": "notifications/roots/list_changed"});
+    let r = send_from(FLOOD, s.addr, "POST", Some(&session), Some(&other)).await;
+    assert_eq!(
+        r.status,
+        StatusCode::TOO_MANY_REQUESTS,
+        "only a cancellation"
+    );
+    let cancel = json!({"jsonrpc": "2.0", "method": "notifications/cancelled",
+        "params": {"requestId": 0, "reason": "no longer needed"}});
+    let r = send_from(FLOOD, s.addr, "POST", Some(&session), Some(&cancel)).await;
+    assert_eq!(
+        r.status,
+        StatusCode::ACCEPTED,
+        "the cancellation passes the full share"
+    );
+    // The cancelled call's stream ends without a result, and its place is free again.
+    let mut call = running.remove(0).answer;
+    let mut rest = Vec::new();
+    loop {
+        let frame = tokio::time::timeout(Duration::from_secs(10), call.body.frame())
+            .await
+            .expect("the cancelled call's stream ends within 10 s");
+        match frame {
+            Some(Ok(f)) => rest.extend_from_slice(f.data_ref().map_or(&[][..], |d| &d[..])),
+            Some(Err(_)) | None => break,
+        }
+    }
+    let rest = String::from_utf8_lossy(&rest);
+    assert!(
+        !rest.contains("\"result\""),
+        "no result after a cancellation: {rest}"
+    );
+    let again = opens_again(FLOOD, s.addr).await;
+    assert!(again, "the cancelled call gave its place back");
+    drop((running, s));
+}
+
+#[tokio::test]
 async fn a_client_over_its_share_is_served_once_a_place_frees() {
     use sterna::client::{Client, EraMode};
     use sterna::types::elicitation::{ElicitFormParams, ElicitResult};
