@@ -83,8 +83,9 @@ class Fleet:
         for i in range(1, n + 1):
             port = compare.free_port()
             # nginx's X-Forwarded-For names the client, as the deployment guide sets it up.
+            # The load generator is one client: its single-use share must hold a whole run.
             cmd = [str(sterna), "serve", "--http", f"127.0.0.1:{port}", "--replica", f"r{i}",
-                   "--trusted-proxies", "127.0.0.1"]
+                   "--trusted-proxies", "127.0.0.1", "--single-use-share", "10000000"]
             if redis_url:
                 cmd += ["--redis", redis_url]
             self.parts["replicas"].append(compare.start_server(cmd, env, run / f"r{i}.log", port, 30))

@@ -289,6 +289,17 @@ pub(crate) struct ServeArgs {
         env = "STERNA_TASK_LEASE"
     )]
     pub(crate) task_lease: f64,
+    /// How many consumed single-use states one client (a principal, or an anonymous
+    /// address) may hold until they expire, in memory or in Redis: each `redeem_voucher`
+    /// it completes holds one. Beyond it its single-use calls get -32603 naming
+    /// per_principal; other clients are served.
+    #[arg(
+        long,
+        value_name = "N",
+        default_value_t = 1000,
+        env = "STERNA_SINGLE_USE_SHARE"
+    )]
+    pub(crate) single_use_share: usize,
     /// Trust only the CA certificates (PEM) in this file for a rediss:// Redis's
     /// certificate, instead of the platform's roots.
     #[arg(long, value_name = "PEM", env = "STERNA_REDIS_CA", requires = "redis")]

@@ -8,7 +8,7 @@ use std::io::Write;
 use std::sync::Arc;
 use sterna::server::http::{HttpConfig, HttpServer, McpService, SessionConfig};
 use sterna::server::skills::Skills;
-use sterna::server::state::StateKeys;
+use sterna::server::state::{ReplayStore, StateKeys};
 use tracing::Instrument;
 
 /// The response header naming the replica that answered.
@@ -126,7 +126,12 @@ async fn endpoint(
 ) -> Result<HttpServer, CliError> {
     let lease = Some(lease(args)?);
     let served = match &args.redis {
-        None => HttpServer::new(demo_server::build(keys, None, None, lease, skills)),
+        None => {
+            let replay = sterna::server::state::MemoryReplayStore::default()
+                .per_principal(args.single_use_share);
+            let replay: Arc<dyn ReplayStore> = Arc::new(replay);
+            HttpServer::new(demo_server::build(keys, Some(replay), None, lease, skills))
+        }
         Some(url) => {
             if keys.is_ephemeral() {
                 tracing::warn!(
@@ -156,7 +161,12 @@ async fn endpoint(
             }
             let server = demo_server::build(
                 keys,
-                Some(Arc::new(redis.replay_store().replicas(args.redis_replicas))),
+                Some(Arc::new(
+                    redis
+                        .replay_store()
+                        .replicas(args.redis_replicas)
+                        .per_principal(args.single_use_share),
+                )),
                 Some(Arc::new(redis.task_store())),
                 lease,
                 skills,

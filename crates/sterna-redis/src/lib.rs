@@ -14,7 +14,7 @@
 //! | list and resource changes to every replica's listeners; answers (only to pushes that wait for one), cancellations and session ends to the replica running the request | [`RedisBus`] | [`Changes::forward_with`](sterna::server::Changes::forward_with), [`SessionBus`](sterna::server::http::SessionBus) |
 //!
 //! Each client (its [`QuotaKey`](sterna::server::QuotaKey)) holds a bounded share of the
-//! sessions, tasks and stored states across the fleet (`per_principal` on each store; a
+//! sessions, tasks, stored states and consumed single-use states across the fleet (`per_principal` on each store; a
 //! sorted set per client, `{prefix}:share:{kind}:{key}`, taken by one atomic script).
 //!
 //! Every key starts with a prefix (default `sterna`) and every command and script touches

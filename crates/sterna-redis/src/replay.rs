@@ -16,11 +16,18 @@
 //! key if it still holds this consumer's token) and the call fails with `-32603`:
 //! nothing ran, the client retries the same state. No acknowledged consumption is lost
 //! with one primary.
+//!
+//! Each client holds at most [`per_principal`](RedisReplayStore::per_principal) unexpired
+//! consumed states across the fleet (its share, kept in `{prefix}:share:replay:{quota
+//! key}`), taken before the `SET`: a replay of a state the client consumed finds its entry
+//! there and is answered as a replay, whatever the share.
 
+use super::shares::{Shares, Taken};
 use super::{Redis, hex};
 use futures_util::future::BoxFuture;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
+use sterna::server::QuotaKey;
 use sterna::server::state::{ReplayError, ReplayStore};
 
 /// What the last look at the policy found.
@@ -49,6 +56,7 @@ pub struct RedisReplayStore {
     policy: Arc<Policy>,
     /// Replicas that must have a consumption before it is acknowledged (0: none).
     replicas: u32,
+    shares: Shares,
 }
 
 /// How long a consumption waits for its replicas.
@@ -70,7 +78,18 @@ impl RedisReplayStore {
                 last: Mutex::new(None),
             }),
             replicas: 0,
+            shares: Shares::new("replay", 1000),
         }
+    }
+
+    /// How many unexpired consumed states one client (an authenticated principal, or an
+    /// anonymous peer address: see [`QuotaKey`]) may hold across the fleet (default
+    /// 1,000; each single-use call it completes holds one until its state would have
+    /// expired). Beyond it a single-use call is refused with `-32603` naming
+    /// `per_principal`, and other clients are served.
+    pub fn per_principal(mut self, limit: usize) -> Self {
+        self.shares = Shares::new("replay", limit);
+        self
     }
 
     /// Acknowledges a consumption only once `n` replicas of its primary have it (`WAIT`,
@@ -107,6 +126,7 @@ impl RedisReplayStore {
                 last: Mutex::new(None),
             }),
             replicas: self.replicas,
+            shares: self.shares,
         }
     }
 
@@ -236,66 +256,104 @@ fn judge(policy: Option<&str>) -> Verdict {
     }
 }
 
-impl ReplayStore for RedisReplayStore {
-    fn consume(&self, id: [u8; 16], expires_at: u64) -> BoxFuture<'_, Result<bool, ReplayError>> {
-        let key = self.redis.key("replay", &hex(&id));
+impl RedisReplayStore {
+    /// The owner's share, then the consumption (`SET NX`, and the replicas' word).
+    async fn consume_now(
+        &self,
+        id: [u8; 16],
+        owner: &QuotaKey,
+        expires_at: u64,
+    ) -> Result<bool, ReplayError> {
+        self.verdict().await?;
+        let entry = hex(&id);
+        let key = self.redis.key("replay", &entry);
         let mut conn = self.redis.conn.clone();
-        Box::pin(async move {
-            self.verdict().await?;
-            let token = if self.replicas == 0 {
-                "1".to_owned()
-            } else {
-                token()
-            };
-            let mut set = redis::cmd("SET");
-            set.arg(&key)
-                .arg(&token)
-                .arg("NX")
-                .arg("EXAT")
-                .arg(expires_at.max(1));
-            if self.replicas == 0 {
-                let set: Option<String> = set
-                    .query_async(&mut conn)
-                    .await
-                    .map_err(|e| ReplayError::Unavailable(Box::new(e)))?;
-                return Ok(set.is_some());
-            }
-            // One round trip, on the key's primary: the SET, then the replicas' word.
-            let (set, copies): (Option<String>, u32) = redis::pipe()
-                .add_command(set)
-                .cmd("WAIT")
-                .arg(self.replicas)
-                .arg(WAIT_MS)
+        let now_ms = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.as_millis() as u64);
+        let ttl_ms = expires_at.saturating_mul(1000).saturating_sub(now_ms);
+        let taken = self
+            .shares
+            .take(&self.redis, &mut conn, owner, &entry, ttl_ms)
+            .await
+            .map_err(|e| ReplayError::Unavailable(Box::new(e)))?;
+        if taken == Taken::Refused {
+            return Err(ReplayError::QuotaExceeded {
+                limit: self.shares.limit,
+            });
+        }
+        let token = if self.replicas == 0 {
+            "1".to_owned()
+        } else {
+            token()
+        };
+        let mut set = redis::cmd("SET");
+        set.arg(&key)
+            .arg(&token)
+            .arg("NX")
+            .arg("EXAT")
+            .arg(expires_at.max(1));
+        if self.replicas == 0 {
+            // A share taken for a state consumed already (a race of two first tries) is
+            // kept until it expires: the count errs towards refusing.
+            let set: Option<String> = set
                 .query_async(&mut conn)
                 .await
                 .map_err(|e| ReplayError::Unavailable(Box::new(e)))?;
-            if set.is_none() {
-                return Ok(false);
+            return Ok(set.is_some());
+        }
+        // One round trip, on the key's primary: the SET, then the replicas' word.
+        let (set, copies): (Option<String>, u32) = redis::pipe()
+            .add_command(set)
+            .cmd("WAIT")
+            .arg(self.replicas)
+            .arg(WAIT_MS)
+            .query_async(&mut conn)
+            .await
+            .map_err(|e| ReplayError::Unavailable(Box::new(e)))?;
+        if set.is_none() {
+            return Ok(false);
+        }
+        if copies < self.replicas {
+            let undone: Result<i64, _> = redis::cmd("EVAL")
+                .arg(UNDO)
+                .arg(1)
+                .arg(&key)
+                .arg(&token)
+                .query_async(&mut conn)
+                .await;
+            if taken == Taken::New && matches!(undone, Ok(1)) {
+                let given = self.shares.give_back(&self.redis, &mut conn, owner, &entry);
+                if let Err(e) = given.await {
+                    tracing::warn!(error = %e, "a share of the replay store was not given back");
+                }
             }
-            if copies < self.replicas {
-                let undone: Result<i64, _> = redis::cmd("EVAL")
-                    .arg(UNDO)
-                    .arg(1)
-                    .arg(&key)
-                    .arg(&token)
-                    .query_async(&mut conn)
-                    .await;
-                return Err(ReplayError::Unavailable(
-                    format!(
-                        "the consumption reached {copies} of {} replicas within {WAIT_MS} ms \
-                         ({})",
-                        self.replicas,
-                        match undone {
-                            Ok(1) => "taken back".to_owned(),
-                            Ok(_) => "not found to take back".to_owned(),
-                            Err(e) => format!("could not be taken back: {e}"),
-                        }
-                    )
-                    .into(),
-                ));
-            }
-            Ok(true)
-        })
+            return Err(ReplayError::Unavailable(
+                format!(
+                    "the consumption reached {copies} of {} replicas within {WAIT_MS} ms ({})",
+                    self.replicas,
+                    match undone {
+                        Ok(1) => "taken back".to_owned(),
+                        Ok(_) => "not found to take back".to_owned(),
+                        Err(e) => format!("could not be taken back: {e}"),
+                    }
+                )
+                .into(),
+            ));
+        }
+        Ok(true)
+    }
+}
+
+impl ReplayStore for RedisReplayStore {
+    fn consume(
+        &self,
+        id: [u8; 16],
+        owner: &QuotaKey,
+        expires_at: u64,
+    ) -> BoxFuture<'_, Result<bool, ReplayError>> {
+        let owner = owner.clone();
+        Box::pin(async move { self.consume_now(id, &owner, expires_at).await })
     }
 
     fn check(&self) -> BoxFuture<'_, Result<(), ReplayError>> {

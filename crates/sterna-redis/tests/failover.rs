@@ -160,7 +160,11 @@ async fn a_primary_killed_under_load_loses_no_consumption() {
     let mut cluster = Cluster::start(1, &[]);
     let redis = Redis::connect(&cluster.url).await.unwrap();
     let paid = Arc::new(AtomicUsize::new(0));
-    let srv = server(redis.replay_store().replicas(1), paid.clone());
+    // One client under load for the whole test: its share of consumed states holds it all.
+    let srv = server(
+        redis.replay_store().replicas(1).per_principal(1_000_000),
+        paid.clone(),
+    );
     let accepted = replays(&srv).await;
     println!("cluster: 64 concurrent replays of one state, {accepted} accepted");
     assert_eq!(accepted, 1);
@@ -219,7 +223,8 @@ async fn slots_moved_under_load_lose_no_consumption() {
     let cluster = Cluster::start(0, &[]);
     let redis = Redis::connect(&cluster.url).await.unwrap();
     let paid = Arc::new(AtomicUsize::new(0));
-    let srv = server(redis.replay_store(), paid.clone());
+    // One client under load for the whole test: its share of consumed states holds it all.
+    let srv = server(redis.replay_store().per_principal(1_000_000), paid.clone());
 
     let (counts, stop) = (
         Arc::new(Counts::default()),

@@ -15,6 +15,10 @@ use sterna_redis::Redis;
 pub(crate) use support::RedisServer as Server;
 pub(crate) use support::cluster;
 
+fn owner() -> sterna::server::QuotaKey {
+    sterna::server::QuotaKey::of(&sterna::server::Principal::new("owner"))
+}
+
 fn now() -> u64 {
     std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
@@ -32,7 +36,7 @@ async fn single_use_holds_across_concurrent_consumers_and_expires() {
     for _ in 0..64 {
         let s = store.clone();
         tasks.push(tokio::spawn(async move {
-            s.consume(id, now() + 60).await.unwrap()
+            s.consume(id, &owner(), now() + 60).await.unwrap()
         }));
     }
     let mut wins = 0;
@@ -42,10 +46,40 @@ async fn single_use_holds_across_concurrent_consumers_and_expires() {
     assert_eq!(wins, 1, "exactly one of 64 concurrent consumers wins");
     // Expiring with its state.
     let short = [8u8; 16];
-    assert!(store.consume(short, now() + 1).await.unwrap());
-    assert!(!store.consume(short, now() + 1).await.unwrap());
+    assert!(store.consume(short, &owner(), now() + 1).await.unwrap());
+    assert!(!store.consume(short, &owner(), now() + 1).await.unwrap());
     tokio::time::sleep(Duration::from_millis(2100)).await;
-    assert!(store.consume(short, now() + 60).await.unwrap());
+    assert!(store.consume(short, &owner(), now() + 60).await.unwrap());
+}
+
+#[tokio::test]
+async fn one_client_fills_its_share_of_consumed_states_never_the_store() {
+    use sterna::server::state::ReplayError;
+    let server = Server::start();
+    let redis = Redis::connect(&server.url).await.unwrap();
+    let store = redis.replay_store().per_principal(3);
+    let other = sterna::server::QuotaKey::of(&sterna::server::Principal::new("other"));
+    for i in 0..3u8 {
+        assert!(
+            store
+                .consume([40 + i; 16], &owner(), now() + 60)
+                .await
+                .unwrap()
+        );
+    }
+    let r = store.consume([50u8; 16], &owner(), now() + 60).await;
+    assert!(
+        matches!(r, Err(ReplayError::QuotaExceeded { limit: 3 })),
+        "{r:?}"
+    );
+    // A replay is still told it is one; another client is served.
+    assert!(
+        !store
+            .consume([41u8; 16], &owner(), now() + 60)
+            .await
+            .unwrap()
+    );
+    assert!(store.consume([50u8; 16], &other, now() + 60).await.unwrap());
 }
 
 #[tokio::test]
@@ -54,10 +88,10 @@ async fn an_outage_fails_closed_and_service_recovers() {
     let redis = Redis::connect(&server.url).await.unwrap();
     let store = redis.replay_store();
     let id = [9u8; 16];
-    assert!(store.consume(id, now() + 60).await.unwrap());
+    assert!(store.consume(id, &owner(), now() + 60).await.unwrap());
     server.freeze(true);
     let started = std::time::Instant::now();
-    let r = store.consume([10u8; 16], now() + 60).await;
+    let r = store.consume([10u8; 16], &owner(), now() + 60).await;
     assert!(
         r.is_err(),
         "an unreachable store is an error, never an acceptance"
@@ -66,7 +100,7 @@ async fn an_outage_fails_closed_and_service_recovers() {
         started.elapsed() < Duration::from_secs(5),
         "bounded by the response timeout"
     );
-    let r = store.consume(id, now() + 60).await;
+    let r = store.consume(id, &owner(), now() + 60).await;
     assert!(
         !matches!(r, Ok(true)),
         "a consumed state is never accepted because Redis blinked"
@@ -74,7 +108,7 @@ async fn an_outage_fails_closed_and_service_recovers() {
     server.freeze(false);
     let mut back = false;
     for _ in 0..50 {
-        match store.consume(id, now() + 60).await {
+        match store.consume(id, &owner(), now() + 60).await {
             Ok(accepted) => {
                 assert!(!accepted, "still consumed after the outage");
                 back = true;
@@ -84,7 +118,12 @@ async fn an_outage_fails_closed_and_service_recovers() {
         }
     }
     assert!(back, "service recovers when Redis is back");
-    assert!(store.consume([11u8; 16], now() + 60).await.unwrap());
+    assert!(
+        store
+            .consume([11u8; 16], &owner(), now() + 60)
+            .await
+            .unwrap()
+    );
 }
 
 fn record() -> SessionRecord {

@@ -97,9 +97,10 @@ async fn rediss_with_the_test_ca_works_and_an_unknown_ca_is_refused() {
         .unwrap();
     let store = redis.replay_store();
     let at = 4_000_000_000;
-    assert!(store.consume([1; 16], at).await.unwrap());
+    let owner = sterna::server::QuotaKey::of(&sterna::server::Principal::new("owner"));
+    assert!(store.consume([1; 16], &owner, at).await.unwrap());
     assert!(
-        !store.consume([1; 16], at).await.unwrap(),
+        !store.consume([1; 16], &owner, at).await.unwrap(),
         "a replay is refused"
     );
     let warnings = redis.check_settings().await.unwrap();

@@ -60,8 +60,13 @@ mod state {
     }
 
     impl ReplayStore for Timed<dyn ReplayStore, 1> {
-        fn consume(&self, id: [u8; 16], at: u64) -> BoxFuture<'_, Result<bool, ReplayError>> {
-            self.time(0, self.inner.consume(id, at))
+        fn consume(
+            &self,
+            id: [u8; 16],
+            owner: &QuotaKey,
+            at: u64,
+        ) -> BoxFuture<'_, Result<bool, ReplayError>> {
+            self.time(0, self.inner.consume(id, owner, at))
         }
 
         fn check(&self) -> BoxFuture<'_, Result<(), ReplayError>> {

@@ -61,10 +61,11 @@ fn b64_len(n: usize) -> usize {
 
 impl StateConfig {
     /// Opens an incoming state bound to `binding`; a single-use state is consumed here,
-    /// before any handler code runs.
+    /// before any handler code runs, against `owner`'s share of the replay store.
     pub(crate) async fn open_flow(
         &self,
         binding: &Binding<'_>,
+        owner: &crate::server::QuotaKey,
         token: &str,
         single_use: bool,
     ) -> Result<FlowState, Refused> {
@@ -79,7 +80,7 @@ impl StateConfig {
         if single_use {
             let store = self.replay.as_ref().ok_or(Refused::NoStore)?;
             let expires = opened.payload.exp.saturating_add(self.skew.as_secs());
-            match store.consume(opened.jti, expires).await {
+            match store.consume(opened.jti, owner, expires).await {
                 Ok(true) => {}
                 Ok(false) => return Err(Refused::Replayed),
                 Err(e) => return Err(Refused::Store(e)),

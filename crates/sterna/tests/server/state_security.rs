@@ -229,8 +229,10 @@ async fn single_use_holds_under_32_concurrent_retries() {
 
 #[tokio::test]
 async fn a_full_replay_store_refuses_new_states_and_forgets_none() {
-    // 16 shards of one entry each: full after a handful of states.
-    let store = std::sync::Arc::new(sterna::server::state::MemoryReplayStore::with_capacity(16));
+    // 16 shards of one entry each: full after a handful of states (the client's share
+    // raised to the whole store, so the store is what fills).
+    let store = sterna::server::state::MemoryReplayStore::with_capacity(16).per_principal(16);
+    let store = std::sync::Arc::new(store);
     let (srv, c) = server_with(|b| b.replay_store(store));
     let mut w = Wire::new(&srv);
     let ok = json!({"confirm": accept(json!({"ok": true}))});
@@ -267,4 +269,44 @@ async fn a_full_replay_store_refuses_new_states_and_forgets_none() {
         );
     }
     assert_eq!(c.redeemed.load(Ordering::SeqCst), consumed.len());
+}
+
+/// Completes `redeem` (a single-use tool) once as `w`'s client: the final answer.
+async fn redeem_once(w: &mut Wire) -> Value {
+    let (_, s) = input_required(&w.call("redeem", json!({}), json!({})).await);
+    let ok = json!({"confirm": accept(json!({"ok": true}))});
+    w.call(
+        "redeem",
+        json!({}),
+        json!({"inputResponses": ok, "requestState": s}),
+    )
+    .await
+}
+
+#[tokio::test]
+async fn one_client_redeeming_fast_fills_its_share_never_the_replay_store() {
+    // Room for 640 consumed states: by default one client may hold a tenth of them.
+    let store = sterna::server::state::MemoryReplayStore::with_capacity(640);
+    let (srv, c) = server_with(|b| b.replay_store(std::sync::Arc::new(store)));
+    let mut mallory = Wire::as_principal(&srv, "mallory");
+    let mut refused = None;
+    for _ in 0..640 {
+        let r = redeem_once(&mut mallory).await;
+        if r.get("error").is_some() {
+            refused = Some(r);
+            break;
+        }
+    }
+    let refused = refused.expect("one client is refused before the store is full");
+    assert_eq!(error_code(&refused), -32603, "{refused}");
+    assert_eq!(
+        refused["error"]["data"]["limit"], "per_principal",
+        "{refused}"
+    );
+    assert_eq!(refused["error"]["data"]["max"], 64, "{refused}");
+    assert_eq!(c.redeemed.load(Ordering::SeqCst), 64);
+    // Another client still redeems.
+    let mut alice = Wire::as_principal(&srv, "alice");
+    let r = redeem_once(&mut alice).await;
+    assert_eq!(text(&r), "redeemed #65", "{r}");
 }
