@@ -187,9 +187,8 @@ impl<'s, 'a> Round<'s, 'a> {
         let digest = self.digest()?;
         let cfg = self.server.state();
         let binding = self.binding(&digest);
-        let owner = super::QuotaKey::of(&self.env.principal);
-        let single_use = self.subject.single_use;
-        match cfg.open_flow(&binding, &owner, &token, single_use).await {
+        let owner = (self.subject.single_use).then(|| super::QuotaKey::of(&self.env.principal));
+        match cfg.open_flow(&binding, &token, owner.as_ref()).await {
             Ok(flow) => {
                 self.flow_id = Some(flow.flow_id);
                 self.env.span.flow(&flow.flow_id);

@@ -60,14 +60,14 @@ fn b64_len(n: usize) -> usize {
 }
 
 impl StateConfig {
-    /// Opens an incoming state bound to `binding`; a single-use state is consumed here,
-    /// before any handler code runs, against `owner`'s share of the replay store.
+    /// Opens an incoming state bound to `binding`; a single-use state (`single_use` names
+    /// its owner) is consumed here, before any handler code runs, against the owner's
+    /// share of the replay store.
     pub(crate) async fn open_flow(
         &self,
         binding: &Binding<'_>,
-        owner: &crate::server::QuotaKey,
         token: &str,
-        single_use: bool,
+        single_use: Option<&crate::server::QuotaKey>,
     ) -> Result<FlowState, Refused> {
         let buf = decode(token, self.max_len).map_err(Refused::Invalid)?;
         let opened = if buf.first() == Some(&REFERENCE) {
@@ -77,7 +77,7 @@ impl StateConfig {
             open_sealed(&self.keys, binding, buf, &[], self.now(), skew)
                 .map_err(Refused::Invalid)?
         };
-        if single_use {
+        if let Some(owner) = single_use {
             let store = self.replay.as_ref().ok_or(Refused::NoStore)?;
             let expires = opened.payload.exp.saturating_add(self.skew.as_secs());
             match store.consume(opened.jti, owner, expires).await {
