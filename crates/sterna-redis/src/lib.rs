@@ -386,6 +386,15 @@ fn cluster_nodes(url: &str) -> Result<Option<Vec<String>>, redis::RedisError> {
     Ok(Some(nodes))
 }
 
+/// Milliseconds from now (this process's clock) until `expires_at` (Unix seconds); 0 when
+/// it has passed.
+pub(crate) fn ms_until(expires_at: u64) -> u64 {
+    let now_ms = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_millis() as u64);
+    expires_at.saturating_mul(1000).saturating_sub(now_ms)
+}
+
 /// Lowercase hex of `bytes`.
 pub(crate) fn hex(bytes: &[u8]) -> String {
     bytes.iter().map(|b| format!("{b:02x}")).collect()

@@ -4,7 +4,7 @@
 //! proof or reports a replay, so of a proof sent to several replicas at once exactly one
 //! is accepted, and the layout works on a Redis Cluster.
 
-use super::{Redis, hex};
+use super::{Redis, hex, ms_until};
 use futures_util::future::BoxFuture;
 use sterna::server::http::auth::{ProofCacheError, ProofReplayCache, ProofUse};
 
@@ -52,14 +52,7 @@ impl ProofReplayCache for RedisProofCache {
     fn first_use(&self, proof: ProofUse) -> BoxFuture<'_, Result<bool, ProofCacheError>> {
         let key = self.redis.key("dpop", &hex(&proof.owner()));
         let mut conn = self.redis.conn.clone();
-        let now_ms = std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
-            .map_or(0, |d| d.as_millis() as u64);
-        let ttl_ms = proof
-            .expires_at()
-            .saturating_mul(1000)
-            .saturating_sub(now_ms)
-            .max(1);
+        let ttl_ms = ms_until(proof.expires_at()).max(1);
         let limit = self.per_principal;
         Box::pin(async move {
             let recorded: i64 = redis::cmd("EVAL")

@@ -23,7 +23,7 @@
 //! there and is answered as a replay, whatever the share.
 
 use super::shares::{Shares, Taken};
-use super::{Redis, hex};
+use super::{Redis, hex, ms_until};
 use futures_util::future::BoxFuture;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
@@ -268,10 +268,7 @@ impl RedisReplayStore {
         let entry = hex(&id);
         let key = self.redis.key("replay", &entry);
         let mut conn = self.redis.conn.clone();
-        let now_ms = std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
-            .map_or(0, |d| d.as_millis() as u64);
-        let ttl_ms = expires_at.saturating_mul(1000).saturating_sub(now_ms);
+        let ttl_ms = ms_until(expires_at);
         let taken = self
             .shares
             .take(&self.redis, &mut conn, owner, &entry, ttl_ms)

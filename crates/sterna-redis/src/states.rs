@@ -4,7 +4,7 @@
 //! fleet (its share, kept in `{prefix}:share:state:{quota key}`).
 
 use super::shares::{Shares, Taken};
-use super::{Redis, hex};
+use super::{Redis, hex, ms_until};
 use futures_util::future::BoxFuture;
 use sterna::server::QuotaKey;
 use sterna::server::state::{StateStore, StoreError};
@@ -43,10 +43,7 @@ impl RedisStateStore {
     ) -> Result<(), StoreError> {
         let entry = hex(&id);
         let mut conn = self.redis.conn.clone();
-        let now_ms = std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
-            .map_or(0, |d| d.as_millis() as u64);
-        let ttl_ms = expires_at.saturating_mul(1000).saturating_sub(now_ms);
+        let ttl_ms = ms_until(expires_at);
         let shares = &self.shares;
         let taken = shares
             .take(&self.redis, &mut conn, owner, &entry, ttl_ms)
