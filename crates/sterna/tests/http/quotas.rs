@@ -35,6 +35,15 @@ impl Answer {
             .unwrap_or_else(|e| panic!("not JSON ({e}): {}", String::from_utf8_lossy(&bytes)))
     }
 
+    /// What is left of the body until it ends (or breaks), within 10 s.
+    pub async fn rest(self) -> String {
+        let read = tokio::time::timeout(Duration::from_secs(10), self.body.collect())
+            .await
+            .expect("the body ends within 10 s");
+        read.map(|b| String::from_utf8_lossy(&b.to_bytes()).into_owned())
+            .unwrap_or_default()
+    }
+
     /// The first `data:` message of an SSE body.
     pub async fn first_message(&mut self) -> Value {
         let mut buf = String::new();
@@ -632,18 +641,7 @@ async fn a_client_at_its_share_may_still_cancel_one_of_its_calls() {
         "the cancellation passes the full share"
     );
     // The cancelled call's stream ends without a result, and its place is free again.
-    let mut call = running.remove(0).answer;
-    let mut rest = Vec::new();
-    loop {
-        let frame = tokio::time::timeout(Duration::from_secs(10), call.body.frame())
-            .await
-            .expect("the cancelled call's stream ends within 10 s");
-        match frame {
-            Some(Ok(f)) => rest.extend_from_slice(f.data_ref().map_or(&[][..], |d| &d[..])),
-            Some(Err(_)) | None => break,
-        }
-    }
-    let rest = String::from_utf8_lossy(&rest);
+    let rest = running.remove(0).answer.rest().await;
     assert!(
         !rest.contains("\"result\""),
         "no result after a cancellation: {rest}"
