@@ -7,6 +7,7 @@ use super::Legacy;
 use super::pushes::PushFailure;
 use super::render;
 use super::session::LegacySession;
+use crate::mrtr::{FormView, Inquiry};
 use crate::server::call::{Call, run};
 use crate::server::context::EraSide;
 use crate::server::context::RequestEnv;
@@ -251,14 +252,14 @@ async fn push_all(
     session: &LegacySession,
     env: &RequestEnv,
     urls: &UrlIds,
-    requests: BTreeMap<String, InputRequest>,
+    requests: BTreeMap<String, Inquiry>,
     within: Duration,
 ) -> Result<Answers, PushFailure> {
     let Some(out) = env.notifier.as_ref() else {
         let e = ErrorObject::internal("this request has no stream to push questions on");
         return Err(PushFailure::Refused(e));
     };
-    let leg = |(key, request): (String, InputRequest)| async move {
+    let leg = |(key, request): (String, Inquiry)| async move {
         let params = push_params(session, urls, &key, &request);
         let answer = session
             .pushes
@@ -291,8 +292,8 @@ struct UrlElicitation<'a> {
 #[serde(untagged)]
 enum PushParams<'a> {
     Url(UrlElicitation<'a>),
-    /// A form for a client older than 2025-11-25: without `mode`.
-    OldForm(sterna_types::elicitation::ElicitFormParams),
+    /// A form: without `mode` for a client older than 2025-11-25 (it knew no other).
+    Form(FormView<'a>),
     Elicit(&'a ElicitRequestParams),
     Sample(&'a sterna_types::sampling::CreateMessageRequestParams),
     Roots(&'a sterna_types::roots::ListRootsParams),
@@ -305,22 +306,22 @@ fn push_params<'a>(
     session: &LegacySession,
     urls: &UrlIds,
     key: &str,
-    request: &'a InputRequest,
+    request: &'a Inquiry,
 ) -> Option<PushParams<'a>> {
-    Some(match request {
+    let with_mode = sterna_types::legacy::at_least_2025_11_25(session.version);
+    if let Some(form) = request.form(with_mode) {
+        return Some(PushParams::Form(form));
+    }
+    let Inquiry::Built(request) = request else {
+        return None;
+    };
+    Some(match &**request {
         InputRequest::Elicit(ElicitRequestParams::Url(u)) => PushParams::Url(UrlElicitation {
             mode: "url",
             message: &u.message,
             url: &u.url,
             elicitation_id: urls.id_for(key),
         }),
-        InputRequest::Elicit(ElicitRequestParams::Form(f))
-            if f.mode.is_some() && !sterna_types::legacy::at_least_2025_11_25(session.version) =>
-        {
-            let mut f = f.clone();
-            f.mode = None;
-            PushParams::OldForm(f)
-        }
         InputRequest::Elicit(e) => PushParams::Elicit(e),
         InputRequest::Sample(s) => PushParams::Sample(s),
         InputRequest::ListRoots(r) => PushParams::Roots(r.as_ref()?),

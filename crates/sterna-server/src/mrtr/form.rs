@@ -13,11 +13,13 @@ use sterna_types::elicitation::{
     PrimitiveSchema, SingleSelectSchema, StringFormat, StringSchema, TitledOption,
 };
 
-/// A form type's schema, with the digest of its JSON (for pinning answers).
+/// A form type's schema, with the digest of its JSON (for pinning answers) and the key
+/// its questions get when the handler names none (from the type's name).
 #[derive(Debug)]
 pub(crate) struct FormSpec {
     pub(crate) schema: ElicitSchema,
     pub(crate) digest: [u8; 32],
+    pub(crate) default_key: String,
 }
 
 type Cache = RwLock<HashMap<TypeId, Result<Arc<FormSpec>, DefinitionError>>>;
@@ -56,6 +58,7 @@ pub(crate) fn form_schema<T: JsonSchema + DeserializeOwned + 'static>()
             Arc::new(FormSpec {
                 schema,
                 digest: Sha256::digest(&json).into(),
+                default_key: super::question::snake_case(std::any::type_name::<T>()),
             })
         })
         .map_err(|(field, unfit)| DefinitionError::Form {

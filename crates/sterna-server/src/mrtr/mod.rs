@@ -6,11 +6,13 @@
 
 pub(crate) mod check;
 pub(crate) mod form;
+mod inquiry;
 mod order;
 mod plan;
 mod question;
 mod resolver;
 
+pub(crate) use inquiry::{FormView, Inquiry};
 pub use plan::{First, Plan, Then};
 pub use question::{
     Elicitation, FormQuestion, Optional, Question, RootsQuestion, SamplingQuestion, Single,

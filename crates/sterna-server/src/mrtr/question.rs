@@ -2,7 +2,8 @@
 
 use super::check::validate;
 use super::form::form_schema;
-use super::resolver::{Asked, NeedsInput, Resolver, Spec};
+use super::inquiry::Inquiry;
+use super::resolver::{NeedsInput, Resolver, Spec};
 use schemars::JsonSchema;
 use serde::de::DeserializeOwned;
 use serde_json::Value;
@@ -96,7 +97,8 @@ impl<T> Elicitation<T> {
     }
 }
 
-fn snake_case(type_name: &str) -> String {
+/// The default key of a form type's questions: its name, in snake case.
+pub(crate) fn snake_case(type_name: &str) -> String {
     let short = type_name.split('<').next().unwrap_or(type_name);
     let short = short.rsplit("::").next().unwrap_or(short);
     let mut out = String::with_capacity(short.len() + 4);
@@ -168,8 +170,8 @@ impl<T: DeserializeOwned + JsonSchema + Send + 'static> FormQuestion<T> {
         };
         let single = Spec {
             key: self.key,
-            default_key: snake_case(std::any::type_name::<T>()),
-            request: Asked::Form {
+            default_key: schema.default_key.clone(),
+            request: Inquiry::Form {
                 message: self.message,
                 schema: schema.clone(),
             },
@@ -245,7 +247,7 @@ impl UrlQuestion {
         let single = Spec {
             key: self.key,
             default_key: "url".into(),
-            request: Asked::Built(Box::new(InputRequest::Elicit(ElicitRequestParams::Url(
+            request: Inquiry::Built(Box::new(InputRequest::Elicit(ElicitRequestParams::Url(
                 ElicitUrlParams {
                     message: self.message,
                     url: self.url,
@@ -313,7 +315,7 @@ impl SamplingQuestion {
         let single = Spec {
             key: self.key,
             default_key: "sampling".into(),
-            request: Asked::Built(Box::new(InputRequest::Sample(self.params))),
+            request: Inquiry::Built(Box::new(InputRequest::Sample(self.params))),
         };
         r.resolve(single, optional, |v| {
             serde_json::from_str::<CreateMessageResult>(v.get()).ok()
@@ -365,7 +367,7 @@ impl RootsQuestion {
         let single = Spec {
             key: self.key,
             default_key: "roots".into(),
-            request: Asked::Built(Box::new(InputRequest::ListRoots(None))),
+            request: Inquiry::Built(Box::new(InputRequest::ListRoots(None))),
         };
         r.resolve(single, optional, |v| {
             let res: ListRootsResult = serde_json::from_str(v.get()).ok()?;

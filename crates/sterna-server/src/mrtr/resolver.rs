@@ -1,6 +1,7 @@
 //! The per-request resolver: matches questions with answers and collects what is missing.
 
-use crate::state::{Carried, FlowState, digest::question_digest};
+use super::inquiry::Inquiry;
+use crate::state::{Carried, FlowState};
 use serde_json::value::RawValue;
 use serde_json::{Value, json};
 use std::collections::HashMap;
@@ -60,7 +61,7 @@ pub struct Resolver {
     carried: Vec<Carried>,
     new_answers: Vec<Carried>,
     used: HashMap<String, [u8; 8]>,
-    pending: Vec<(String, InputRequest, [u8; 8])>,
+    pending: Vec<(String, Inquiry, [u8; 8])>,
     missing_caps: Option<Value>,
     fatal: Option<ErrorObject>,
     unsolicited: bool,
@@ -83,58 +84,7 @@ impl fmt::Debug for Resolver {
 pub(crate) struct Spec {
     pub(crate) key: Option<String>,
     pub(crate) default_key: String,
-    pub(crate) request: Asked,
-}
-
-/// A question: built, or a form whose request is only built when it must be sent.
-pub(crate) enum Asked {
-    Built(Box<InputRequest>),
-    Form {
-        message: String,
-        schema: Arc<crate::mrtr::form::FormSpec>,
-    },
-}
-
-impl Asked {
-    /// The digest that pins answers to this question. Forms digest their message and
-    /// their schema's digest (computed once per type), not the whole schema.
-    fn digest(&self) -> [u8; 8] {
-        match self {
-            Asked::Built(r) => {
-                question_digest(&serde_json::to_vec(r).expect("questions serialize"))
-            }
-            Asked::Form { message, schema } => {
-                use sha2::{Digest, Sha256};
-                let d = Sha256::new()
-                    .chain_update(b"sterna/form\0")
-                    .chain_update(message.as_bytes())
-                    .chain_update(b"\0")
-                    .chain_update(schema.digest)
-                    .finalize();
-                let mut out = [0u8; 8];
-                out.copy_from_slice(&d[..8]);
-                out
-            }
-        }
-    }
-
-    fn build(self) -> InputRequest {
-        use sterna_types::elicitation::{ElicitFormParams, ElicitRequestParams, FormMode};
-        match self {
-            Asked::Built(r) => *r,
-            Asked::Form { message, schema } => {
-                InputRequest::Elicit(ElicitRequestParams::Form(ElicitFormParams {
-                    mode: Some(FormMode::Form),
-                    message,
-                    requested_schema: schema.schema.clone(),
-                }))
-            }
-        }
-    }
-
-    fn is_form(&self) -> bool {
-        matches!(self, Asked::Form { .. })
-    }
+    pub(crate) request: Inquiry,
 }
 
 impl Resolver {
@@ -215,7 +165,7 @@ impl Resolver {
 
         let gap = if q.request.is_form() {
             (!self.meta.client_capabilities.elicitation_form()).then(|| json!({"elicitation": {}}))
-        } else if let Asked::Built(r) = &q.request {
+        } else if let Inquiry::Built(r) = &q.request {
             self.capability_gap(r)
         } else {
             None
@@ -256,7 +206,7 @@ impl Resolver {
             return Ok(Some(a));
         }
         if !self.pending.iter().any(|p| p.0 == key) {
-            self.pending.push((key, q.request.build(), digest));
+            self.pending.push((key, q.request, digest));
         }
         Err(NeedsInput::new())
     }
@@ -368,7 +318,7 @@ impl Resolver {
 /// The end of a round.
 pub(crate) struct Finished {
     pub(crate) fatal: Option<ErrorObject>,
-    pub(crate) pending: Vec<(String, InputRequest, [u8; 8])>,
+    pub(crate) pending: Vec<(String, Inquiry, [u8; 8])>,
     pub(crate) answers: Vec<Carried>,
 }
 

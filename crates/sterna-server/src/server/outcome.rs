@@ -10,6 +10,7 @@
     )
 )]
 
+use crate::mrtr::Inquiry;
 use crate::state::FlowState;
 use serde_json::value::{RawValue, to_raw_value};
 use serde_json::{Map, Value};
@@ -19,7 +20,6 @@ use std::time::Duration;
 use sterna_types::completion::{CompleteResult, Completion};
 use sterna_types::error::{ErrorCode, ErrorObject};
 use sterna_types::meta::{Implementation, ResultMeta};
-use sterna_types::mrtr::{InputRequest, InputRequiredResult};
 use sterna_types::prompts::GetPromptResult;
 use sterna_types::resources::ReadResourceResult;
 use sterna_types::result::{CacheScope, ResultType};
@@ -67,8 +67,27 @@ pub(crate) struct ExtReply {
 /// The questions of an `input_required` answer, and how the flow continues.
 #[derive(Debug)]
 pub(crate) struct Asked {
-    pub(crate) requests: BTreeMap<String, InputRequest>,
+    pub(crate) requests: BTreeMap<String, Inquiry>,
     pub(crate) next: Continuation,
+}
+
+/// An `input_required` answer as 2026-07-28 writes it: [`InputRequiredResult`]'s members,
+/// in its order, with the questions borrowed (a form's schema is not copied).
+///
+/// [`InputRequiredResult`]: sterna_types::mrtr::InputRequiredResult
+#[derive(serde::Serialize)]
+#[serde(rename_all = "camelCase")]
+struct InputRequired<'a> {
+    result_type: ResultType,
+    #[serde(skip_serializing_if = "nothing_asked")]
+    input_requests: &'a BTreeMap<String, Inquiry>,
+    request_state: String,
+    #[serde(rename = "_meta")]
+    meta: ResultMeta,
+}
+
+fn nothing_asked(requests: &&BTreeMap<String, Inquiry>) -> bool {
+    requests.is_empty()
 }
 
 /// Where the flow's state goes between rounds.
@@ -226,14 +245,14 @@ impl Outcome {
                     tracing::error!("a held continuation reached the 2026-07-28 rendering");
                     return Err(ErrorObject::internal("Internal error"));
                 };
-                Ok(render(&InputRequiredResult {
+                Ok(render(&InputRequired {
                     result_type: ResultType::InputRequired,
-                    input_requests: (!asked.requests.is_empty()).then_some(asked.requests),
-                    request_state: Some(token),
-                    meta: Some(ResultMeta {
+                    input_requests: &asked.requests,
+                    request_state: token,
+                    meta: ResultMeta {
                         server_info: Some(info.clone()),
                         ..ResultMeta::default()
-                    }),
+                    },
                 }))
             }
         }

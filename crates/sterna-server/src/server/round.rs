@@ -10,7 +10,7 @@ use super::flow::{Answers, FlowParams, Held, StateIn, input_responses, objects_o
 use super::guard::{guarded, started};
 use super::handler::Produced;
 use super::outcome::{Asked, Completed, Continuation, Outcome};
-use crate::mrtr::Resolver;
+use crate::mrtr::{Inquiry, Resolver};
 use crate::state::digest::{args_digest, question_digest, string_map_digest};
 use crate::state::{Binding, FlowState, Refused, SealError, StoreError};
 use futures_util::future::BoxFuture;
@@ -22,7 +22,7 @@ use std::time::Duration;
 use sterna_types::error::ErrorObject;
 use sterna_types::jsonrpc::RequestId;
 use sterna_types::meta::RequestMeta;
-use sterna_types::mrtr::{InputRequest, InputRequiredResult};
+use sterna_types::mrtr::InputRequiredResult;
 use sterna_types::result::CacheScope;
 
 /// The arguments a state is bound to, besides method and target.
@@ -407,7 +407,7 @@ pub(crate) fn questions(
     ctx: &Context,
     raw: Option<InputRequiredResult>,
     flow_id: [u8; 16],
-) -> Result<(BTreeMap<String, InputRequest>, FlowState), ErrorObject> {
+) -> Result<(BTreeMap<String, Inquiry>, FlowState), ErrorObject> {
     let Some(mut resolver) = ctx.take_resolver() else {
         return Err(ErrorObject::internal("Internal error"));
     };
@@ -419,7 +419,7 @@ pub(crate) fn questions(
             if resolver.gate_raw(&request) {
                 let json = serde_json::to_vec(&request).expect("questions serialize");
                 asked.push((key.clone(), question_digest(&json)));
-                requests.insert(key, request);
+                requests.insert(key, Inquiry::Built(Box::new(request)));
             }
         }
         if let Some(s) = raw.request_state {

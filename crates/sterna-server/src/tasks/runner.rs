@@ -196,6 +196,10 @@ fn park(ctx: &Context, raw: Option<InputRequiredResult>, flow_id: [u8; 16]) -> E
             tracing::error!("a task's handler returned NeedsInput without asking anything");
             Ending::Failed(ErrorObject::internal("Internal error"))
         }
-        Ok((requests, flow)) => Ending::Parked { requests, flow },
+        Ok((requests, flow)) => Ending::Parked {
+            // A task keeps its questions for `tasks/get`: each its own value.
+            requests: requests.into_iter().map(|(k, q)| (k, q.build())).collect(),
+            flow,
+        },
     }
 }
