@@ -16,6 +16,7 @@
 pub mod __fuzz;
 mod definition;
 mod error;
+mod fast_map;
 #[cfg(feature = "http")]
 pub mod http;
 #[cfg(feature = "legacy")]

@@ -3,11 +3,11 @@
 //! A session has a bounded number of pushes waiting for answers: one more waits for a
 //! slot (within its leg time) instead of growing the session without bound.
 
+use crate::fast_map::FastMap;
 use crate::server::context::Notifier;
 use futures_util::future::BoxFuture;
 use serde::Serialize;
 use serde_json::value::RawValue;
-use std::collections::HashMap;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
@@ -47,7 +47,7 @@ type Waiter = oneshot::Sender<Result<Box<RawValue>, ErrorObject>>;
 pub(crate) struct Pushes {
     origin: String,
     next: AtomicU64,
-    waiting: Mutex<HashMap<RequestId, Waiter>>,
+    waiting: Mutex<FastMap<RequestId, Waiter>>,
     closed: std::sync::atomic::AtomicBool,
     /// One permit per push that may wait for an answer.
     slots: Semaphore,
@@ -95,7 +95,7 @@ impl Pushes {
         }
     }
 
-    fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<RequestId, Waiter>> {
+    fn lock(&self) -> std::sync::MutexGuard<'_, FastMap<RequestId, Waiter>> {
         self.waiting.lock().unwrap_or_else(|p| p.into_inner())
     }
 

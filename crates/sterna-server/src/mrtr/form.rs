@@ -2,11 +2,11 @@
 //! validation of submitted values against it.
 
 use crate::definition::{DefinitionError, Unfit};
+use crate::fast_map::FastMap;
 use schemars::JsonSchema;
 use serde::de::DeserializeOwned;
 use serde_json::{Map, Value};
 use std::any::TypeId;
-use std::collections::HashMap;
 use std::sync::{Arc, OnceLock, RwLock};
 use sterna_types::elicitation::{
     BooleanSchema, ElicitSchema, EnumOptions, MultiSelectSchema, NumberKind, NumberSchema,
@@ -22,7 +22,7 @@ pub(crate) struct FormSpec {
     pub(crate) default_key: String,
 }
 
-type Cache = RwLock<HashMap<TypeId, Result<Arc<FormSpec>, DefinitionError>>>;
+type Cache = RwLock<FastMap<TypeId, Result<Arc<FormSpec>, DefinitionError>>>;
 
 /// The flat form schema of `T`, derived once per type and cached.
 ///

@@ -3,6 +3,14 @@
 //! Both eras write it straight from here: 2026-07-28 into `inputRequests`, 2025-11-25 as
 //! the params of a pushed `elicitation/create`.
 
+#![cfg_attr(
+    not(all(feature = "legacy", feature = "tasks")),
+    allow(
+        dead_code,
+        reason = "the wings that push questions or park them compiled out"
+    )
+)]
+
 use super::form::FormSpec;
 use crate::state::digest::question_digest;
 use serde::ser::{Serialize, SerializeMap, Serializer};

@@ -12,7 +12,9 @@ mod plan;
 mod question;
 mod resolver;
 
-pub(crate) use inquiry::{FormView, Inquiry};
+#[cfg(feature = "legacy")]
+pub(crate) use inquiry::FormView;
+pub(crate) use inquiry::Inquiry;
 pub use plan::{First, Plan, Then};
 pub use question::{
     Elicitation, FormQuestion, Optional, Question, RootsQuestion, SamplingQuestion, Single,

@@ -1,10 +1,10 @@
 //! The per-request resolver: matches questions with answers and collects what is missing.
 
 use super::inquiry::Inquiry;
+use crate::fast_map::FastMap;
 use crate::state::{Carried, FlowState};
 use serde_json::value::RawValue;
 use serde_json::{Value, json};
-use std::collections::HashMap;
 use std::fmt;
 use std::sync::Arc;
 use sterna_types::error::ErrorObject;
@@ -60,7 +60,7 @@ pub struct Resolver {
     asked: Vec<(String, [u8; 8])>,
     carried: Vec<Carried>,
     new_answers: Vec<Carried>,
-    used: HashMap<String, [u8; 8]>,
+    used: FastMap<String, [u8; 8]>,
     pending: Vec<(String, Inquiry, [u8; 8])>,
     missing_caps: Option<Value>,
     fatal: Option<ErrorObject>,
@@ -107,7 +107,7 @@ impl Resolver {
             asked,
             carried,
             new_answers: Vec::new(),
-            used: HashMap::new(),
+            used: FastMap::default(),
             pending: Vec::new(),
             missing_caps: None,
             fatal: None,

@@ -6,7 +6,7 @@
 
 use super::QuotaKey;
 use super::quota::limit_error;
-use std::collections::HashMap;
+use crate::fast_map::FastMap;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use sterna_types::error::{ErrorCode, ErrorObject};
@@ -45,7 +45,7 @@ pub(crate) struct Places {
 
 #[derive(Debug, Default)]
 struct Counters {
-    by_key: HashMap<QuotaKey, Arc<AtomicUsize>>,
+    by_key: FastMap<QuotaKey, Arc<AtomicUsize>>,
     /// The size at which counters no place holds any more are swept: twice what the last
     /// sweep kept (at least [`SWEEP_AT_LEAST`]), so a sweep costs O(1) per taken place.
     sweep_at: usize,

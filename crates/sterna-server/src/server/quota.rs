@@ -85,9 +85,9 @@ fn peer_share(share: IpAddr) -> String {
 /// forgotten all at once when full.
 mod recent {
     use super::QuotaKey;
+    use crate::fast_map::FastMap;
     use std::borrow::Borrow;
     use std::cell::RefCell;
-    use std::collections::HashMap;
     use std::hash::Hash;
     use std::net::IpAddr;
     use std::sync::Arc;
@@ -96,8 +96,8 @@ mod recent {
 
     #[derive(Default)]
     struct Recent {
-        ids: HashMap<Arc<str>, QuotaKey>,
-        peers: HashMap<IpAddr, QuotaKey>,
+        ids: FastMap<Arc<str>, QuotaKey>,
+        peers: FastMap<IpAddr, QuotaKey>,
         unknown: Option<QuotaKey>,
     }
 
@@ -116,7 +116,7 @@ mod recent {
     /// The key remembered under `source`, else `make`'s, remembered (the map emptied first
     /// when it holds `MAX`).
     fn remembered<K, Q>(
-        map: &mut HashMap<K, QuotaKey>,
+        map: &mut FastMap<K, QuotaKey>,
         source: &Q,
         own: impl FnOnce(&Q) -> K,
         make: impl FnOnce(&Q) -> QuotaKey,

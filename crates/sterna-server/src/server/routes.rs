@@ -3,7 +3,8 @@
 
 use super::typemap::TypeMap;
 use super::{completion, prompt, resource, tool, uri_template};
-use std::collections::{BTreeMap, HashMap};
+use crate::fast_map::FastMap;
+use std::collections::BTreeMap;
 use std::sync::Arc;
 use std::time::Duration;
 use sterna_types::result::CacheScope;
@@ -45,9 +46,9 @@ pub(crate) struct TemplateEntry {
 /// What requests are routed to.
 #[derive(Default)]
 pub(crate) struct Routes {
-    pub(crate) tools: HashMap<String, ToolEntry>,
-    pub(crate) prompts: HashMap<String, PromptEntry>,
-    pub(crate) resources: HashMap<String, ResourceEntry>,
+    pub(crate) tools: FastMap<String, ToolEntry>,
+    pub(crate) prompts: FastMap<String, PromptEntry>,
+    pub(crate) resources: FastMap<String, ResourceEntry>,
     pub(crate) templates: Vec<TemplateEntry>,
     pub(crate) completions: bool,
     /// Whether any tool mirrors arguments into `Mcp-Param-*` headers (when none does, a

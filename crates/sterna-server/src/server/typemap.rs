@@ -9,13 +9,13 @@
     )
 )]
 
+use crate::fast_map::FastMap;
 use std::any::{Any, TypeId};
-use std::collections::HashMap;
 use std::sync::Arc;
 
 /// At most one value per type, shared (cheap to clone).
 #[derive(Clone, Default)]
-pub(crate) struct TypeMap(HashMap<TypeId, Arc<dyn Any + Send + Sync>>);
+pub(crate) struct TypeMap(FastMap<TypeId, Arc<dyn Any + Send + Sync>>);
 
 impl std::fmt::Debug for TypeMap {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {

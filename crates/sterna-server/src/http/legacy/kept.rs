@@ -7,7 +7,7 @@
 //! insertions), so nothing outlives its window by more than one window or one doubling.
 
 use super::log::StreamLog;
-use std::collections::HashMap;
+use crate::fast_map::FastMap;
 use std::sync::Arc;
 use std::time::Duration;
 use tokio::time::Instant;
@@ -17,7 +17,7 @@ const SWEEP_AT_LEAST: usize = 16;
 
 #[derive(Debug)]
 pub(crate) struct Kept {
-    map: HashMap<u64, Arc<StreamLog>>,
+    map: FastMap<u64, Arc<StreamLog>>,
     /// The most ended streams kept; between half of it and all of it after a sweep.
     max_ended: usize,
     /// The size that triggers a sweep: `max_ended` plus the most requests that run.
@@ -33,7 +33,7 @@ impl Kept {
     /// Keeps at most `max_ended` ended streams besides `max_running` running ones.
     pub(crate) fn new(max_ended: usize, max_running: usize) -> Self {
         Self {
-            map: HashMap::new(),
+            map: FastMap::default(),
             max_ended,
             cap: max_ended.saturating_add(max_running).max(1),
             swept: (0, Instant::now()),

@@ -6,6 +6,7 @@ use super::SessionLimits;
 use super::bus::SessionBus;
 use super::kept::Kept;
 use super::log::StreamLog;
+use crate::fast_map::FastMap;
 use crate::legacy::{PushWatch, Pushes};
 use futures_util::future::BoxFuture;
 use std::collections::HashMap;
@@ -197,7 +198,7 @@ impl PushWatch for BusWatch {
 /// The live sessions of this process, swept of idle ones from time to time.
 #[derive(Debug)]
 pub(crate) struct Lives {
-    map: Mutex<HashMap<String, (Arc<Live>, Instant)>>,
+    map: Mutex<FastMap<String, (Arc<Live>, Instant)>>,
     swept: Mutex<Option<Instant>>,
     limits: SessionLimits,
     bus: Option<Arc<dyn SessionBus>>,

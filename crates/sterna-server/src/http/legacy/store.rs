@@ -2,11 +2,11 @@
 //! A session that is not used for its idle time expires and everything it held goes.
 //! Each client (its [`QuotaKey`]) may hold a bounded share of the sessions.
 
+use crate::fast_map::FastMap;
 use crate::legacy::SessionRecord;
 use crate::server::QuotaKey;
 use crate::server::quota::Holdings;
 use futures_util::future::{BoxFuture, ready};
-use std::collections::HashMap;
 use std::fmt;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
@@ -90,7 +90,7 @@ struct Entry {
 
 #[derive(Default)]
 struct Inner {
-    map: HashMap<String, Entry>,
+    map: FastMap<String, Entry>,
     holdings: Holdings,
 }
 

@@ -10,6 +10,7 @@
 //! Without a store (the default) the events stay in the memory of the replica that ran
 //! the request, and only it can resume the stream (another one answers `400`).
 
+use crate::fast_map::FastMap;
 use bytes::Bytes;
 use futures_util::future::BoxFuture;
 use std::collections::{HashMap, VecDeque};
@@ -194,7 +195,7 @@ struct Log {
 /// (tests, an in-process fleet). Its writers never die apart from its readers.
 #[derive(Default)]
 pub struct MemoryStreamStore {
-    logs: Mutex<HashMap<String, Log>>,
+    logs: Mutex<FastMap<String, Log>>,
 }
 
 impl fmt::Debug for MemoryStreamStore {
@@ -204,7 +205,7 @@ impl fmt::Debug for MemoryStreamStore {
 }
 
 impl MemoryStreamStore {
-    fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<String, Log>> {
+    fn lock(&self) -> std::sync::MutexGuard<'_, FastMap<String, Log>> {
         self.logs.lock().unwrap_or_else(|p| p.into_inner())
     }
 
