@@ -5,6 +5,7 @@ use crate::definition::{DefinitionError, Unfit};
 use crate::fast_map::FastMap;
 use schemars::JsonSchema;
 use serde::de::DeserializeOwned;
+use serde_json::value::RawValue;
 use serde_json::{Map, Value};
 use std::any::TypeId;
 use std::sync::{Arc, OnceLock, RwLock};
@@ -13,11 +14,13 @@ use sterna_types::elicitation::{
     PrimitiveSchema, SingleSelectSchema, StringFormat, StringSchema, TitledOption,
 };
 
-/// A form type's schema, with the digest of its JSON (for pinning answers) and the key
-/// its questions get when the handler names none (from the type's name).
+/// A form type's schema: typed (to validate answers), written once as JSON (each question
+/// copies it as it is), the digest of that JSON (for pinning answers), and the key its
+/// questions get when the handler names none (from the type's name).
 #[derive(Debug)]
 pub(crate) struct FormSpec {
     pub(crate) schema: ElicitSchema,
+    pub(crate) json: Box<RawValue>,
     pub(crate) digest: [u8; 32],
     pub(crate) default_key: String,
 }
@@ -54,10 +57,11 @@ pub(crate) fn form_schema<T: JsonSchema + DeserializeOwned + 'static>()
                 super::order::sort_properties(&mut schema.properties, order);
             }
             use sha2::{Digest, Sha256};
-            let json = serde_json::to_vec(&schema).expect("schemas serialize");
+            let json = serde_json::value::to_raw_value(&schema).expect("schemas serialize");
             Arc::new(FormSpec {
+                digest: Sha256::digest(json.get()).into(),
+                json,
                 schema,
-                digest: Sha256::digest(&json).into(),
                 default_key: super::question::snake_case(std::any::type_name::<T>()),
             })
         })

@@ -14,6 +14,7 @@
 use super::form::FormSpec;
 use crate::state::digest::question_digest;
 use serde::ser::{Serialize, SerializeMap, Serializer};
+use serde_json::value::RawValue;
 use std::sync::Arc;
 use sterna_types::elicitation::{ElicitFormParams, ElicitRequestParams, ElicitSchema, FormMode};
 use sterna_types::mrtr::{ELICITATION_CREATE, InputRequest};
@@ -38,7 +39,16 @@ pub(crate) struct FormView<'a> {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub(crate) mode: Option<FormMode>,
     pub(crate) message: &'a str,
-    pub(crate) requested_schema: &'a ElicitSchema,
+    pub(crate) requested_schema: SchemaView<'a>,
+}
+
+/// A form's schema: as its type's [`FormSpec`] wrote it once, or typed (a form the
+/// handler built). Only ever written as JSON.
+#[derive(serde::Serialize)]
+#[serde(untagged)]
+pub(crate) enum SchemaView<'a> {
+    Written(&'a RawValue),
+    Typed(&'a ElicitSchema),
 }
 
 impl<'a> FormView<'a> {
@@ -46,7 +56,7 @@ impl<'a> FormView<'a> {
         Self {
             mode: with_mode.then_some(FormMode::Form),
             message,
-            requested_schema: &spec.schema,
+            requested_schema: SchemaView::Written(&spec.json),
         }
     }
 
@@ -55,7 +65,7 @@ impl<'a> FormView<'a> {
         Self {
             mode: with_mode.then_some(FormMode::Form),
             message: &form.message,
-            requested_schema: &form.requested_schema,
+            requested_schema: SchemaView::Typed(&form.requested_schema),
         }
     }
 }
