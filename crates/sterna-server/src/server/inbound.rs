@@ -110,10 +110,11 @@ impl Inbound<'_> {
 /// `io.modelcontextprotocol/protocolVersion`. Requests without it belong to a legacy
 /// (2025-11-25) session.
 pub(crate) fn has_modern_claim(params: Option<&RawValue>) -> bool {
+    // One pass: `_meta` is read into `Meta` as the params are read (nothing else kept).
     #[derive(serde::Deserialize)]
-    struct Params<'a> {
-        #[serde(rename = "_meta", default, borrow)]
-        meta: Option<&'a RawValue>,
+    struct Params {
+        #[serde(rename = "_meta", default)]
+        meta: Option<Meta>,
     }
     #[derive(serde::Deserialize)]
     struct Meta {
@@ -121,8 +122,41 @@ pub(crate) fn has_modern_claim(params: Option<&RawValue>) -> bool {
         version: Option<serde::de::IgnoredAny>,
     }
     let Some(raw) = params else { return false };
-    let Ok(Params { meta: Some(meta) }) = serde_json::from_str::<Params<'_>>(raw.get()) else {
-        return false;
-    };
-    serde_json::from_str::<Meta>(meta.get()).is_ok_and(|m| m.version.is_some())
+    serde_json::from_str::<Params>(raw.get())
+        .is_ok_and(|p| p.meta.is_some_and(|m| m.version.is_some()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::has_modern_claim;
+    use serde_json::value::RawValue;
+
+    fn claims(params: &str) -> bool {
+        let raw = RawValue::from_string(params.to_owned()).unwrap();
+        has_modern_claim(Some(&raw))
+    }
+
+    #[test]
+    fn only_a_meta_naming_a_protocol_version_claims_2026() {
+        let v = "io.modelcontextprotocol/protocolVersion";
+        assert!(claims(&format!(
+            r#"{{"name":"x","_meta":{{"{v}":"2026-07-28"}}}}"#
+        )));
+        assert!(claims(&format!(
+            r#"{{"_meta":{{"a":[1,{{}}],"{v}":7}},"z":1}}"#
+        )));
+        assert!(!has_modern_claim(None));
+        assert!(!claims(r#"{"name":"x"}"#));
+        assert!(!claims(r#"{"_meta":{"progressToken":1}}"#));
+        assert!(!claims(&format!(r#"{{"_meta":{{"{v}":null}}}}"#)));
+        assert!(!claims(&format!(
+            r#"{{"arguments":{{"_meta":{{"{v}":"2026-07-28"}}}}}}"#
+        )));
+        // Unreadable or twice-said claims are no claim (the era that serves it refuses it).
+        assert!(!claims(r#"{"_meta":5}"#));
+        assert!(!claims(&format!(r#"{{"_meta":{{"{v}":"a","{v}":"b"}}}}"#)));
+        assert!(!claims(&format!(
+            r#"{{"_meta":{{}},"_meta":{{"{v}":"a"}}}}"#
+        )));
+    }
 }
