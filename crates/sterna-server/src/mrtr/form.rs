@@ -62,7 +62,7 @@ pub(crate) fn form_schema<T: JsonSchema + DeserializeOwned + 'static>()
                 digest: Sha256::digest(json.get()).into(),
                 json,
                 schema,
-                default_key: super::question::snake_case(std::any::type_name::<T>()),
+                default_key: snake_case(std::any::type_name::<T>()),
             })
         })
         .map_err(|(field, unfit)| DefinitionError::Form {
@@ -75,6 +75,24 @@ pub(crate) fn form_schema<T: JsonSchema + DeserializeOwned + 'static>()
         .unwrap_or_else(|p| p.into_inner())
         .insert(id, built.clone());
     built
+}
+
+/// The default key of a form type's questions: its name, in snake case.
+fn snake_case(type_name: &str) -> String {
+    let short = type_name.split('<').next().unwrap_or(type_name);
+    let short = short.rsplit("::").next().unwrap_or(short);
+    let mut out = String::with_capacity(short.len() + 4);
+    for (i, c) in short.chars().enumerate() {
+        if c.is_ascii_uppercase() {
+            if i > 0 {
+                out.push('_');
+            }
+            out.push(c.to_ascii_lowercase());
+        } else if c.is_ascii_alphanumeric() || c == '_' {
+            out.push(c);
+        }
+    }
+    if out.is_empty() { "input".into() } else { out }
 }
 
 fn convert(root: &Value) -> Result<ElicitSchema, (Option<String>, Unfit)> {
@@ -384,5 +402,12 @@ mod tests {
         assert!(req.contains(&"region") && !req.contains(&"label"));
         let err = form_schema::<Nested>().unwrap_err().to_string();
         assert!(err.contains("inner") && err.contains("flat"), "{err}");
+    }
+
+    #[test]
+    fn default_keys() {
+        assert_eq!(snake_case("my_crate::forms::PickRegion"), "pick_region");
+        assert_eq!(snake_case("Region"), "region");
+        assert_eq!(snake_case("a::Wrapper<b::Inner>"), "wrapper");
     }
 }

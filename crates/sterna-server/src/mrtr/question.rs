@@ -97,24 +97,6 @@ impl<T> Elicitation<T> {
     }
 }
 
-/// The default key of a form type's questions: its name, in snake case.
-pub(crate) fn snake_case(type_name: &str) -> String {
-    let short = type_name.split('<').next().unwrap_or(type_name);
-    let short = short.rsplit("::").next().unwrap_or(short);
-    let mut out = String::with_capacity(short.len() + 4);
-    for (i, c) in short.chars().enumerate() {
-        if c.is_ascii_uppercase() {
-            if i > 0 {
-                out.push('_');
-            }
-            out.push(c.to_ascii_lowercase());
-        } else if c.is_ascii_alphanumeric() || c == '_' {
-            out.push(c);
-        }
-    }
-    if out.is_empty() { "input".into() } else { out }
-}
-
 /// Asks the user to fill in a form whose fields are those of `T`.
 ///
 /// The form's `requestedSchema` is derived from `T` (which must be flat: strings, numbers,
@@ -435,17 +417,5 @@ impl<Q: Question> Question for Vec<Q> {
 
     fn check() -> Result<(), crate::definition::DefinitionError> {
         Q::check()
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::snake_case;
-
-    #[test]
-    fn default_keys() {
-        assert_eq!(snake_case("my_crate::forms::PickRegion"), "pick_region");
-        assert_eq!(snake_case("Region"), "region");
-        assert_eq!(snake_case("a::Wrapper<b::Inner>"), "wrapper");
     }
 }
