@@ -159,7 +159,7 @@ impl Resolver {
                 }
                 k
             }
-            None => self.default_key(&q.default_key, digest),
+            None => self.default_key(q.default_key, digest),
         };
         self.used.insert(key.clone(), digest);
 
@@ -211,20 +211,16 @@ impl Resolver {
         Err(NeedsInput::new())
     }
 
-    fn default_key(&self, base: &str, digest: [u8; 8]) -> String {
-        let mut n = 1;
-        loop {
-            let key = if n == 1 {
-                base.to_owned()
-            } else {
-                format!("{base}_{n}")
-            };
-            match self.used.get(&key) {
-                None => return key,
-                Some(d) if *d == digest => return key,
-                Some(_) => n += 1,
-            }
+    /// `base`, or `base_2`, `base_3`… when another question of this request holds it.
+    fn default_key(&self, base: String, digest: [u8; 8]) -> String {
+        let free = |key: &str| self.used.get(key).is_none_or(|d| *d == digest);
+        if free(&base) {
+            return base;
         }
+        (2..)
+            .map(|n| format!("{base}_{n}"))
+            .find(|key| free(key))
+            .expect("one of endless keys is free")
     }
 
     fn capability_gap(&mut self, r: &InputRequest) -> Option<Value> {

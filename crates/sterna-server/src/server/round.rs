@@ -11,7 +11,7 @@ use super::guard::{guarded, started};
 use super::handler::Produced;
 use super::outcome::{Asked, Completed, Continuation, Outcome};
 use crate::mrtr::{Inquiry, Resolver};
-use crate::state::digest::{args_digest, question_digest, string_map_digest};
+use crate::state::digest::{args_digest, string_map_digest};
 use crate::state::{Binding, FlowState, Refused, SealError, StoreError};
 use futures_util::future::BoxFuture;
 use serde_json::Value;
@@ -417,9 +417,9 @@ pub(crate) fn questions(
     if let Some(raw) = raw {
         for (key, request) in raw.input_requests.unwrap_or_default() {
             if resolver.gate_raw(&request) {
-                let json = serde_json::to_vec(&request).expect("questions serialize");
-                asked.push((key.clone(), question_digest(&json)));
-                requests.insert(key, Inquiry::Built(Box::new(request)));
+                let question = Inquiry::Built(Box::new(request));
+                asked.push((key.clone(), question.digest()));
+                requests.insert(key, question);
             }
         }
         if let Some(s) = raw.request_state {

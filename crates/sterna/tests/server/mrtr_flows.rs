@@ -414,3 +414,37 @@ async fn url_elicitation_consent() {
         .await;
     assert_eq!(text(&r), "Accepted(())");
 }
+
+#[tokio::test]
+async fn two_forms_of_one_type_without_keys_are_numbered_and_answered_apart() {
+    use super::fixture::Color;
+    use sterna::server::mrtr::{Elicitation, form};
+    use sterna::server::{Context, NoArgs, Tool};
+    let (srv, _) = super::fixture::server_with(|b| {
+        b.tool(
+            Tool::new("two_colors")
+                .ask(|_: &NoArgs| (form::<Color>("Walls?"), form::<Color>("Doors?")))
+                .run(
+                    |_: Context, _: NoArgs, (a, b): (Elicitation<Color>, Elicitation<Color>)| async move {
+                        match (a, b) {
+                            (Elicitation::Accepted(a), Elicitation::Accepted(b)) => {
+                                format!("{} walls, {} doors", a.color, b.color)
+                            }
+                            _ => "declined".to_owned(),
+                        }
+                    },
+                ),
+        )
+    });
+    let mut w = Wire::new(&srv);
+    let (keys, s) = input_required(&w.call("two_colors", json!({}), json!({})).await);
+    assert_eq!(keys, ["color", "color_2"]);
+    let r = w
+        .call(
+            "two_colors",
+            json!({}),
+            json!({"inputResponses": {"color": accept(json!({"color": "white"})), "color_2": accept(json!({"color": "red"}))}, "requestState": s}),
+        )
+        .await;
+    assert_eq!(text(&r), "white walls, red doors");
+}
