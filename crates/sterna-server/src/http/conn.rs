@@ -100,7 +100,7 @@ pub(super) type ConnService = TowerToHyperService<Counted<super::routed::Either>
 const EVICT_GRACE: Duration = Duration::from_millis(500);
 
 /// When a connection should close: at `shutdown`, or when `evict`ed to make room for
-/// another (see `served.rs`).
+/// another (see `served.rs`). `evict` is a child of `shutdown`: cancelled by either.
 pub(crate) struct Closing {
     pub(crate) shutdown: CancellationToken,
     pub(crate) evict: CancellationToken,
@@ -125,6 +125,11 @@ pub(crate) async fn drive<I>(
     let mut closing = false;
     // When an evicted connection is next checked for having nothing in flight.
     let mut evicted = None;
+    // One wait for both reasons to close (a shutdown cancels `evict` too), polled at each
+    // of the connection's wakes: one token, not two.
+    let asked = close.evict.cancelled();
+    let mut asked = std::pin::pin!(asked);
+    let mut was_asked = false;
     loop {
         tokio::select! {
             ended = conn.as_mut() => {
@@ -133,13 +138,12 @@ pub(crate) async fn drive<I>(
                 }
                 return;
             }
-            () = close.shutdown.cancelled(), if !closing => {
-                closing = true;
-                conn.as_mut().graceful_shutdown();
-            }
-            () = close.evict.cancelled(), if evicted.is_none() => {
-                tracing::debug!("idle connection closed to make room for a new one");
-                evicted = Some(Instant::now() + EVICT_GRACE);
+            () = asked.as_mut(), if !was_asked => {
+                was_asked = true;
+                if !close.shutdown.is_cancelled() {
+                    tracing::debug!("idle connection closed to make room for a new one");
+                    evicted = Some(Instant::now() + EVICT_GRACE);
+                }
                 if !std::mem::replace(&mut closing, true) {
                     conn.as_mut().graceful_shutdown();
                 }

@@ -334,7 +334,9 @@ impl Accept {
     /// One connection, from its first byte (or TLS handshake) to its end.
     async fn connection(&self, stream: tokio::net::TcpStream, peer: SocketAddr) {
         let activity = Arc::new(Activity::default());
-        let (_entry, evict) = self.served.add(activity.clone());
+        // Cancelled by the shutdown too (its child): a connection waits on one token for both.
+        let evict = self.shutdown.child_token();
+        let (_entry, evict) = self.served.add(activity.clone(), evict);
         let close = Closing {
             shutdown: self.shutdown.clone(),
             evict,
@@ -355,11 +357,12 @@ impl Accept {
         #[cfg(feature = "tls")]
         if let Some(acceptor) = &self.tls {
             let tls = tokio::time::timeout(self.header_timeout, acceptor.accept(stream));
-            // A handshake holds its slot with nothing in flight: closed to make room too.
+            // A handshake holds its slot with nothing in flight: closed to make room too
+            // (and at shutdown, which cancels `evict`).
             let tls = tokio::select! {
                 tls = tls => tls,
                 () = close.evict.cancelled() => {
-                    return tracing::debug!("TLS handshake cut short to make room");
+                    return tracing::debug!("TLS handshake cut short (making room, or shutting down)");
                 }
             };
             let tls = match tls {

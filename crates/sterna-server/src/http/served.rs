@@ -40,10 +40,13 @@ pub(crate) struct Entry {
 }
 
 impl Served {
-    /// Registers a connection; the token is cancelled when it should close to make room.
-    pub(crate) fn add(self: &Arc<Self>, activity: Arc<Activity>) -> (Entry, CancellationToken) {
+    /// Registers a connection; `evict` is cancelled when it should close to make room.
+    pub(crate) fn add(
+        self: &Arc<Self>,
+        activity: Arc<Activity>,
+        evict: CancellationToken,
+    ) -> (Entry, CancellationToken) {
         let id = self.next.fetch_add(1, Ordering::Relaxed);
-        let evict = CancellationToken::new();
         let conn = Conn {
             activity,
             evict: evict.clone(),
@@ -108,12 +111,12 @@ mod tests {
             Arc::new(Activity::default()),
             Arc::new(Activity::default()),
         );
-        let (_e1, busy_evict) = served.add(busy.clone());
+        let (_e1, busy_evict) = served.add(busy.clone(), CancellationToken::new());
         let _in_flight = busy.start();
-        let (_e2, old_evict) = served.add(old.clone());
+        let (_e2, old_evict) = served.add(old.clone(), CancellationToken::new());
         tokio::time::advance(Duration::from_secs(1)).await;
         drop(new.start());
-        let (_e3, new_evict) = served.add(new.clone());
+        let (_e3, new_evict) = served.add(new.clone(), CancellationToken::new());
         // `old` has been quiet for 1.5 s, `new` for 0.5 s.
         tokio::time::advance(Duration::from_millis(500)).await;
         assert!(served.make_room());

@@ -20,6 +20,8 @@ pub(crate) use lists::LegacyLists;
 pub(crate) use pushes::{PushWatch, Pushes};
 #[cfg(feature = "http")]
 pub(crate) use serve::LegacyRequest;
+#[cfg(feature = "http")]
+pub(crate) use session::Declared;
 pub(crate) use session::LegacySession;
 pub use session::SessionRecord;
 pub use shim::LegacyLimits;

@@ -63,6 +63,18 @@ struct Request<'a, P: ?Sized> {
     params: Option<&'a P>,
 }
 
+/// The id of this process's `n`th push in a session: `sterna-{origin}-{n}`.
+fn push_id(origin: &str, n: u64) -> String {
+    let mut n_ = itoa::Buffer::new();
+    let n = n_.format(n);
+    let mut id = String::with_capacity(8 + origin.len() + n.len());
+    id.push_str("sterna-");
+    id.push_str(origin);
+    id.push('-');
+    id.push_str(n);
+    id
+}
+
 /// Removes a waiter however its push ends (answered, timed out, cancelled, dropped).
 struct Forget<'a>(&'a Pushes, &'a RequestId);
 
@@ -142,7 +154,7 @@ impl Pushes {
             },
         };
         let n = self.next.fetch_add(1, Ordering::Relaxed);
-        let id = RequestId::String(format!("sterna-{}-{n}", self.origin));
+        let id = RequestId::String(push_id(&self.origin, n));
         let (tx, rx) = oneshot::channel();
         self.lock().insert(id.clone(), tx);
         let _forget = Forget(self, &id);
@@ -187,6 +199,12 @@ impl Pushes {
 mod tests {
     use super::*;
     use serde_json::Value;
+
+    #[test]
+    fn push_ids_name_the_process_then_count() {
+        assert_eq!(push_id("Ab3_", 0), "sterna-Ab3_-0");
+        assert_eq!(push_id("x", u64::MAX), "sterna-x-18446744073709551615");
+    }
 
     /// A `roots/list` push (no params), waiting at most `within`.
     async fn ask_roots(

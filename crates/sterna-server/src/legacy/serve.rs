@@ -20,7 +20,6 @@ use crate::server::wing::Era;
 use serde::Deserialize;
 use serde_json::value::{RawValue, to_raw_value};
 use std::collections::BTreeMap;
-use std::sync::Arc;
 use sterna_types::error::{ErrorCode, ErrorObject};
 use sterna_types::jsonrpc::RequestId;
 use sterna_types::legacy::{InitializeParams, InitializeResult};
@@ -273,11 +272,11 @@ impl Legacy<'_> {
     ) -> Option<Response> {
         let answer = match request {
             LegacyRequest::Call { call, progress } => {
-                let meta = Arc::new(session.meta(progress));
+                let meta = session.meta(progress);
                 return self.drive(session, id, &call, meta, env).await;
             }
             LegacyRequest::Complete(p) => {
-                let meta = Arc::new(session.meta(None));
+                let meta = session.meta(None);
                 let outcome =
                     crate::server::complete::complete(self.server, id.clone(), meta, *p, env)
                         .await?;

@@ -14,8 +14,10 @@ use sterna_types::meta::{Implementation, LoggingLevel, ProgressToken, RequestMet
 #[derive(Debug)]
 pub(crate) struct LegacySession {
     pub(crate) version: &'static str,
-    pub(crate) capabilities: ClientCapabilities,
-    pub(crate) client: Implementation,
+    /// What `initialize` declared (capabilities, client info) as the `_meta` a handler
+    /// sees, at the log level the session had when this value was made: shared by the
+    /// session's requests, not copied for each.
+    declared: Arc<RequestMeta>,
     initialized: AtomicBool,
     log_level: Mutex<Option<LoggingLevel>>,
     subscriptions: Mutex<BTreeSet<String>>,
@@ -64,10 +66,12 @@ impl LegacySession {
                 s.tools = None;
             }
         }
+        let mut meta = RequestMeta::new(version, capabilities);
+        meta.client_info = Some(params.client_info);
+        meta.log_level = Some(LoggingLevel::Debug);
         Self {
             version,
-            capabilities,
-            client: params.client_info,
+            declared: Arc::new(meta),
             initialized: AtomicBool::new(false),
             log_level: Mutex::new(None),
             subscriptions: Mutex::new(BTreeSet::new()),
@@ -76,12 +80,16 @@ impl LegacySession {
     }
 
     #[cfg(feature = "http")]
-    /// A session from its stored record, with the pushes of this process.
-    pub(crate) fn from_record(record: &SessionRecord, pushes: Arc<Pushes>) -> Self {
+    /// A session from its stored record, with the pushes of this process and what it
+    /// keeps of the session's declarations (`declared`).
+    pub(crate) fn from_record(
+        record: &SessionRecord,
+        pushes: Arc<Pushes>,
+        declared: &Declared,
+    ) -> Self {
         Self {
             version: sterna_types::legacy::negotiate(&record.version),
-            capabilities: record.capabilities.clone(),
-            client: record.client.clone(),
+            declared: declared.of(record),
             initialized: AtomicBool::new(record.initialized),
             log_level: Mutex::new(record.log_level),
             subscriptions: Mutex::new(record.subscriptions.clone()),
@@ -97,10 +105,13 @@ impl LegacySession {
         principal: Option<String>,
         dpop_jkt: Option<String>,
     ) -> SessionRecord {
+        let declared = &*self.declared;
         SessionRecord {
             version: self.version.to_owned(),
-            capabilities: self.capabilities.clone(),
-            client: self.client.clone(),
+            capabilities: declared.client_capabilities.clone(),
+            // Always set: `declared` is made from a client info.
+            client: (declared.client_info.clone())
+                .unwrap_or_else(|| Implementation::new("unknown", "0")),
             initialized: self.is_initialized(),
             log_level: *lock(&self.log_level),
             subscriptions: lock(&self.subscriptions).clone(),
@@ -150,12 +161,108 @@ impl LegacySession {
 
     /// The `_meta` a handler sees for a request of this session: the negotiated revision
     /// and capabilities stand in for what a 2026-07-28 request carries itself. Until the
-    /// client sets a level, every log message goes out (2025 semantics).
-    pub(crate) fn meta(&self, progress_token: Option<ProgressToken>) -> RequestMeta {
-        let mut meta = RequestMeta::new(self.version, self.capabilities.clone());
-        meta.client_info = Some(self.client.clone());
-        meta.log_level = Some(lock(&self.log_level).unwrap_or(LoggingLevel::Debug));
+    /// client sets a level, every log message goes out (2025 semantics). Shared with the
+    /// session's other requests unless this one differs (a progress token, a new level).
+    pub(crate) fn meta(&self, progress_token: Option<ProgressToken>) -> Arc<RequestMeta> {
+        let level = Some(lock(&self.log_level).unwrap_or(LoggingLevel::Debug));
+        if progress_token.is_none() && self.declared.log_level == level {
+            return self.declared.clone();
+        }
+        let mut meta = (*self.declared).clone();
+        meta.log_level = level;
         meta.progress_token = progress_token;
-        meta
+        Arc::new(meta)
+    }
+}
+
+/// What this process keeps of a stored session's declarations: the `_meta` its requests
+/// share ([`LegacySession::meta`]), made from the record once instead of for each request.
+/// A record's revision, capabilities and client info never change after `initialize`;
+/// only the log level does, and a value made at another level is made again.
+#[cfg(feature = "http")]
+#[derive(Debug, Default)]
+pub(crate) struct Declared(Mutex<Option<Arc<RequestMeta>>>);
+
+#[cfg(feature = "http")]
+impl Declared {
+    fn of(&self, record: &SessionRecord) -> Arc<RequestMeta> {
+        let level = Some(record.log_level.unwrap_or(LoggingLevel::Debug));
+        let mut kept = lock(&self.0);
+        match &*kept {
+            Some(meta) if meta.log_level == level => meta.clone(),
+            _ => {
+                let version = sterna_types::legacy::negotiate(&record.version);
+                let mut meta = RequestMeta::new(version, record.capabilities.clone());
+                meta.client_info = Some(record.client.clone());
+                meta.log_level = level;
+                let meta = Arc::new(meta);
+                *kept = Some(meta.clone());
+                meta
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use sterna_types::jsonrpc::RequestId;
+
+    fn opened() -> LegacySession {
+        let capabilities = ClientCapabilities {
+            elicitation: Some(Default::default()),
+            ..Default::default()
+        };
+        LegacySession::open(InitializeParams {
+            protocol_version: sterna_types::legacy::V2025_11_25.to_owned(),
+            capabilities,
+            client_info: Implementation::new("probe", "1.2"),
+            meta: None,
+        })
+    }
+
+    #[test]
+    fn a_sessions_requests_share_its_meta_until_one_differs() {
+        let session = opened();
+        let a = session.meta(None);
+        assert!(Arc::ptr_eq(&a, &session.meta(None)));
+        assert_eq!(a.protocol_version, sterna_types::legacy::V2025_11_25);
+        assert!(a.client_capabilities.elicitation.is_some());
+        assert_eq!(
+            a.client_info.as_ref().map(|c| c.name.as_str()),
+            Some("probe")
+        );
+        assert_eq!(a.log_level, Some(LoggingLevel::Debug));
+        assert_eq!(a.progress_token, None);
+
+        let token = RequestId::Number(7);
+        let with_token = session.meta(Some(token.clone()));
+        assert_eq!(with_token.progress_token, Some(token));
+        assert_eq!(with_token.client_info, a.client_info);
+        assert!(session.meta(None).progress_token.is_none());
+
+        session.set_log_level(LoggingLevel::Error);
+        let quieter = session.meta(None);
+        assert_eq!(quieter.log_level, Some(LoggingLevel::Error));
+        assert_eq!(quieter.client_capabilities, a.client_capabilities);
+    }
+
+    #[cfg(feature = "http")]
+    #[test]
+    fn a_stored_sessions_declarations_are_read_once_per_log_level() {
+        let record = opened().record(Some("alice".into()), None);
+        let declared = Declared::default();
+        let session = || LegacySession::from_record(&record, Arc::default(), &declared);
+        let first = session().meta(None);
+        assert!(Arc::ptr_eq(&first, &session().meta(None)));
+        assert_eq!(session().record(Some("alice".into()), None), record);
+
+        let mut louder = record.clone();
+        louder.log_level = Some(LoggingLevel::Warning);
+        let at_warning = LegacySession::from_record(&louder, Arc::default(), &declared);
+        assert_eq!(at_warning.meta(None).log_level, Some(LoggingLevel::Warning));
+        assert_eq!(at_warning.record(Some("alice".into()), None), louder);
+        // Back at the first level, the value is made again, equal to the first.
+        assert_eq!(*session().meta(None), *first);
     }
 }

@@ -7,7 +7,7 @@ use super::bus::SessionBus;
 use super::kept::Kept;
 use super::log::StreamLog;
 use crate::fast_map::FastMap;
-use crate::legacy::{PushWatch, Pushes};
+use crate::legacy::{Declared, PushWatch, Pushes};
 use futures_util::future::BoxFuture;
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -47,6 +47,8 @@ pub(crate) struct Live {
     /// The stream of messages unrelated to any request (the GET stream).
     pub(crate) standalone: Mutex<Option<Arc<StreamLog>>>,
     pub(crate) ended: CancellationToken,
+    /// The session's declarations as its requests' `_meta`, made once.
+    pub(crate) declared: Declared,
 }
 
 impl Default for Live {
@@ -67,6 +69,7 @@ impl Live {
             publish: Mutex::new((f64::from(limits.publish_rate), Instant::now())),
             standalone: Mutex::default(),
             ended: CancellationToken::new(),
+            declared: Declared::default(),
         }
     }
 

@@ -53,12 +53,30 @@ pub(crate) fn parse_event_id(id: &str) -> Option<(u64, u64)> {
 pub(crate) fn sse(stream: u64, seq: u64, data: &[u8]) -> Bytes {
     let mut out = Vec::with_capacity(data.len() + 32);
     out.extend_from_slice(b"id: ");
-    // Writing to a `Vec` cannot fail.
-    let _ = std::io::Write::write_fmt(&mut out, format_args!("{stream}-{seq}"));
+    event_id(&mut out, stream, seq);
     out.extend_from_slice(b"\ndata: ");
     out.extend_from_slice(data);
     out.extend_from_slice(b"\n\n");
     Bytes::from(out)
+}
+
+/// The first event of a stream: its id (position 0) and the reconnection delay, no data.
+pub(crate) fn priming(stream: u64, retry_ms: u128) -> Bytes {
+    let mut out = Vec::with_capacity(48);
+    out.extend_from_slice(b"id: ");
+    event_id(&mut out, stream, 0);
+    out.extend_from_slice(b"\nretry: ");
+    out.extend_from_slice(itoa::Buffer::new().format(retry_ms).as_bytes());
+    out.extend_from_slice(b"\ndata: \n\n");
+    Bytes::from(out)
+}
+
+/// Writes the event id `{stream}-{seq}`.
+pub(crate) fn event_id(out: &mut Vec<u8>, stream: u64, seq: u64) {
+    let mut n = itoa::Buffer::new();
+    out.extend_from_slice(n.format(stream).as_bytes());
+    out.push(b'-');
+    out.extend_from_slice(n.format(seq).as_bytes());
 }
 
 impl StreamLog {
@@ -322,6 +340,16 @@ pub(crate) fn follow(
 mod tests {
     use super::*;
     use futures_util::StreamExt;
+
+    #[test]
+    fn event_ids_name_the_stream_then_the_position() {
+        assert_eq!(priming(3, 1000), "id: 3-0\nretry: 1000\ndata: \n\n");
+        assert_eq!(
+            priming(u64::MAX, 0),
+            "id: 18446744073709551615-0\nretry: 0\ndata: \n\n"
+        );
+        assert_eq!(sse(12, 9, b"{}"), "id: 12-9\ndata: {}\n\n");
+    }
 
     #[tokio::test]
     async fn readers_replay_then_follow_until_the_end() {

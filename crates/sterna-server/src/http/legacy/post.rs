@@ -164,7 +164,8 @@ impl LegacyHttp {
                 if let Err(e) = self.config.limits.check_request(&f.record, &decoded) {
                     return rpc_error(StatusCode::OK, Some(&id), &e);
                 }
-                let session = LegacySession::from_record(&f.record, f.live.pushes.clone());
+                let session =
+                    LegacySession::from_record(&f.record, f.live.pushes.clone(), &f.live.declared);
                 let save = Save {
                     store: self.config.store.clone(),
                     id: f.id.clone(),
@@ -342,9 +343,7 @@ impl LegacyHttp {
 
     /// The first event of a stream: its id and the reconnection delay, no data.
     fn priming(&self, stream: u64) -> Bytes {
-        let retry = self.config.retry.as_millis();
-        // Event ids name the stream, then the position in it (see `log::sse`).
-        Bytes::from(format!("id: {stream}-0\nretry: {retry}\ndata: \n\n"))
+        super::log::priming(stream, self.config.retry.as_millis())
     }
 }
 
