@@ -122,8 +122,13 @@ pub(crate) fn has_modern_claim(params: Option<&RawValue>) -> bool {
         version: Option<serde::de::IgnoredAny>,
     }
     let Some(raw) = params else { return false };
-    serde_json::from_str::<Params>(raw.get())
-        .is_ok_and(|p| p.meta.is_some_and(|m| m.version.is_some()))
+    let text = raw.get();
+    // Without an escape, a key reads as it is written: params that never write
+    // `protocolVersion` cannot claim (most 2025 requests), with no parse.
+    if !text.contains('\\') && !text.contains("protocolVersion") {
+        return false;
+    }
+    serde_json::from_str::<Params>(text).is_ok_and(|p| p.meta.is_some_and(|m| m.version.is_some()))
 }
 
 #[cfg(test)]
@@ -152,6 +157,14 @@ mod tests {
         assert!(!claims(&format!(
             r#"{{"arguments":{{"_meta":{{"{v}":"2026-07-28"}}}}}}"#
         )));
+        // A key written with escapes claims as well as one written plainly.
+        assert!(claims(
+            r#"{"_meta":{"io.modelcontextprotocol\/protocolVersion":"2026-07-28"}}"#
+        ));
+        assert!(claims(
+            r#"{"_meta":{"io.modelcontextprotocol/protocolVersio\u006e":"2026-07-28"}}"#
+        ));
+        assert!(!claims(r#"{"_meta":{"protocolVersion":"2026-07-28"}}"#));
         // Unreadable or twice-said claims are no claim (the era that serves it refuses it).
         assert!(!claims(r#"{"_meta":5}"#));
         assert!(!claims(&format!(r#"{{"_meta":{{"{v}":"a","{v}":"b"}}}}"#)));
