@@ -66,12 +66,14 @@ impl LegacySession {
                 s.tools = None;
             }
         }
-        let mut meta = RequestMeta::new(version, capabilities);
-        meta.client_info = Some(params.client_info);
-        meta.log_level = Some(LoggingLevel::Debug);
         Self {
             version,
-            declared: Arc::new(meta),
+            declared: declared_meta(
+                version,
+                capabilities,
+                params.client_info,
+                LoggingLevel::Debug,
+            ),
             initialized: AtomicBool::new(false),
             log_level: Mutex::new(None),
             subscriptions: Mutex::new(BTreeSet::new()),
@@ -175,6 +177,20 @@ impl LegacySession {
     }
 }
 
+/// The `_meta` a session's requests share: its revision, capabilities and client info, at
+/// log level `level`, with no progress token.
+fn declared_meta(
+    version: &'static str,
+    capabilities: ClientCapabilities,
+    client: Implementation,
+    level: LoggingLevel,
+) -> Arc<RequestMeta> {
+    let mut meta = RequestMeta::new(version, capabilities);
+    meta.client_info = Some(client);
+    meta.log_level = Some(level);
+    Arc::new(meta)
+}
+
 /// What this process keeps of a stored session's declarations: the `_meta` its requests
 /// share ([`LegacySession::meta`]), made from the record once instead of for each request.
 /// A record's revision, capabilities and client info never change after `initialize`;
@@ -191,11 +207,12 @@ impl Declared {
         match &*kept {
             Some(meta) if meta.log_level == level => meta.clone(),
             _ => {
-                let version = sterna_types::legacy::negotiate(&record.version);
-                let mut meta = RequestMeta::new(version, record.capabilities.clone());
-                meta.client_info = Some(record.client.clone());
-                meta.log_level = level;
-                let meta = Arc::new(meta);
+                let meta = declared_meta(
+                    sterna_types::legacy::negotiate(&record.version),
+                    record.capabilities.clone(),
+                    record.client.clone(),
+                    record.log_level.unwrap_or(LoggingLevel::Debug),
+                );
                 *kept = Some(meta.clone());
                 meta
             }
