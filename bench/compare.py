@@ -78,8 +78,8 @@ def log(msg: str) -> None:
 # /proc sampling
 
 
-def _proc_table() -> dict[int, tuple[int, int]]:
-    """pid -> (ppid, utime+stime+cutime+cstime in clock ticks) for every visible process."""
+def _proc_table() -> dict[int, tuple[int, int, int]]:
+    """pid -> (ppid, utime+cutime, stime+cstime in clock ticks) for every visible process."""
     table = {}
     for entry in os.listdir("/proc"):
         if not entry.isdigit():
@@ -93,17 +93,18 @@ def _proc_table() -> dict[int, tuple[int, int]]:
         rest = raw[raw.rfind(")") + 2:].split()
         # rest[0] is field 3 (state); ppid is field 4, utime..cstime are fields 14..17.
         try:
-            table[int(entry)] = (int(rest[1]), sum(int(x) for x in rest[11:15]))
+            user, system, cuser, csystem = (int(x) for x in rest[11:15])
+            table[int(entry)] = (int(rest[1]), user + cuser, system + csystem)
         except (IndexError, ValueError):
             continue
     return table
 
 
-def descendants(root: int, table: dict[int, tuple[int, int]] | None = None) -> list[int]:
+def descendants(root: int, table: dict[int, tuple[int, int, int]] | None = None) -> list[int]:
     """root and every live descendant of it."""
     table = table if table is not None else _proc_table()
     children: dict[int, list[int]] = {}
-    for pid, (ppid, _) in table.items():
+    for pid, (ppid, *_) in table.items():
         children.setdefault(ppid, []).append(pid)
     out, todo = [], [root]
     while todo:
@@ -114,11 +115,16 @@ def descendants(root: int, table: dict[int, tuple[int, int]] | None = None) -> l
     return out
 
 
+def cpu_split(root: int) -> tuple[float, float]:
+    """CPU time (user, kernel; including reaped children) of root and its descendants, in seconds."""
+    table = _proc_table()
+    pids = [p for p in descendants(root, table) if p in table]
+    return (sum(table[p][1] for p in pids) / CLK_TCK, sum(table[p][2] for p in pids) / CLK_TCK)
+
+
 def cpu_seconds(root: int) -> float:
     """CPU time (user+sys, including reaped children) of root and its descendants, in seconds."""
-    table = _proc_table()
-    ticks = sum(table[p][1] for p in descendants(root, table) if p in table)
-    return ticks / CLK_TCK
+    return sum(cpu_split(root))
 
 
 def cpu_busy_seconds() -> dict[int, float]:
@@ -349,9 +355,10 @@ def measure_server(args, name: str, rep: int, runs: list, server_reps: list) -> 
                         problems.append(f"warm-up: {w['failure']}")
                     elif w["errors"]:
                         problems.append(f"warm-up: {w['errors']} errors")
-                busy0, cpu0, t0 = cpu_busy_seconds(), cpu_seconds(proc.pid), time.monotonic()
+                busy0, (user0, sys0), t0 = cpu_busy_seconds(), cpu_split(proc.pid), time.monotonic()
                 res = run_loadgen(args, url, mode, c, args.duration)
-                cpu1, busy1, wall = cpu_seconds(proc.pid), cpu_busy_seconds(), time.monotonic() - t0
+                (user1, sys1), busy1, wall = cpu_split(proc.pid), cpu_busy_seconds(), time.monotonic() - t0
+                cpu0, cpu1 = user0 + sys0, user1 + sys1
                 alive = proc.poll() is None
                 rss = peak_rss_kib(proc.pid) if alive else None
                 row = {"server": name, "rep": rep, "mode": mode, "concurrency": c, "url": url,
@@ -368,6 +375,9 @@ def measure_server(args, name: str, rep: int, runs: list, server_reps: list) -> 
                 else:
                     ops = res["ops"]
                     row["server_cpu_us_per_op"] = (cpu1 - cpu0) / ops * 1e6 if ops else None
+                    # The kernel's part: sockets, wake-ups, loopback delivery (the same work for any
+                    # server speaking the same messages; the rest is the server's own code).
+                    row["server_kernel_us_per_op"] = (sys1 - sys0) / ops * 1e6 if ops else None
                     row["loadgen_cpu_pct"] = (100.0 * res["loadgen_cpu_s"] / res["duration_s"]
                                               if res["duration_s"] else None)
                     if res["errors"]:
@@ -382,7 +392,8 @@ def measure_server(args, name: str, rep: int, runs: list, server_reps: list) -> 
                     log(f"  {name} {mode} C={c}: FAILED {res['failure']}")
                 else:
                     log(f"  {name} {mode} C={c}: {res['ops_per_s']:,.0f} ops/s, p99 {res['p99_ms']:.2f} ms, "
-                        f"server {fmt_num(row['server_cpu_us_per_op'])} µs/op, "
+                        f"server {fmt_num(row['server_cpu_us_per_op'])} µs/op "
+                        f"({fmt_num(row['server_kernel_us_per_op'])} in the kernel), "
                         f"loadgen {fmt_num(row['loadgen_cpu_pct'])}% CPU"
                         + (f", other load on CPU0/CPU1 {row['other_cpu0_pct']:.0f}%/{row['other_cpu1_pct']:.0f}%"
                            if "other_cpu0_pct" in row else "")
@@ -439,6 +450,7 @@ def aggregate(runs: list, server_reps: list) -> dict:
             "p90_ms": median([x.get("p90_ms") for x in lg]),
             "p99_ms": median([x["p99_ms"] for x in lg]),
             "server_cpu_us_per_op": median([r.get("server_cpu_us_per_op") for r in use]),
+            "server_kernel_us_per_op": median([r.get("server_kernel_us_per_op") for r in use]),
             "loadgen_cpu_pct": median([r.get("loadgen_cpu_pct") for r in use]),
             "peak_rss_mib": (median(rss) / 1024) if median(rss) is not None else None,
             "other_cpu0_pct": median([r.get("other_cpu0_pct") for r in use]),
@@ -559,9 +571,9 @@ def render(args, meta: dict, agg: dict, targets: list, runs: list, interrupted: 
         L.append("")
         L.append(f"**{LABELS[name]} left out: install/start failed** — {err.splitlines()[0]}")
     L.append("")
-    L.append("| server | mode | C | ops/s | p50 ms | p99 ms | server CPU µs/op | loadgen CPU % "
-             "| peak RSS MiB | errors | valid runs |")
-    L.append("|---|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|")
+    L.append("| server | mode | C | ops/s | p50 ms | p99 ms | server CPU µs/op | of which kernel "
+             "| loadgen CPU % | peak RSS MiB | errors | valid runs |")
+    L.append("|---|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|")
     saturated = []
     for c in agg["cells"].values():
         flag = " ⚠" if c["all_invalid"] else ""
@@ -570,7 +582,7 @@ def render(args, meta: dict, agg: dict, targets: list, runs: list, interrupted: 
             saturated.append(f"{c['server']} {c['mode']} C={c['concurrency']} ({lg:.0f}%)")
         L.append(f"| {LABELS[c['server']]}{flag} | {c['mode']} | {c['concurrency']} | {fmt_num(c['ops_per_s'])} "
                  f"| {fmt_num(c['p50_ms'])} | {fmt_num(c['p99_ms'])} | {fmt_num(c['server_cpu_us_per_op'])} "
-                 f"| {fmt_num(lg)} | {fmt_num(c['peak_rss_mib'])} | {c['errors']} "
+                 f"| {fmt_num(c.get('server_kernel_us_per_op'))} | {fmt_num(lg)} | {fmt_num(c['peak_rss_mib'])} | {c['errors']} "
                  f"| {c['valid_runs']}/{c['runs']} |")
     L.append("")
     peaks = sorted(agg["server_peak_rss_mib"].items(), key=lambda kv: ALL_SERVERS.index(kv[0]))
