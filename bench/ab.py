@@ -19,7 +19,6 @@ environment of one side. Python 3.11 standard library only; Linux (/proc).
 import argparse
 import os
 import shlex
-import shutil
 import statistics
 import sys
 from pathlib import Path
@@ -90,12 +89,11 @@ def main() -> int:
         p.error("need --pairs ≥ 1, --duration > 0, --warmup ≥ 0, --concurrency ≥ 1")
     if not args.loadgen.is_file():
         p.error(f"no load generator at {args.loadgen} (cargo build --release -p sterna-bench)")
-    pinned = shutil.which("taskset") and {0, 1} <= os.sched_getaffinity(0)
+    pinned, pin_note = compare.pinning()
     args.server_pin = ["taskset", "-c", "0"] if pinned else []
     args.loadgen_pin = ["taskset", "-c", "1"] if pinned else []
     if not pinned:
-        print("WARNING: not pinned (taskset missing or CPUs 0 and 1 unavailable): not comparable",
-              file=sys.stderr)
+        print(f"WARNING: not pinned ({pin_note}): not comparable", file=sys.stderr)
     names = [s[0] for s in specs]
     commands = dict(specs)
     pairs = []

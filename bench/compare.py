@@ -127,6 +127,19 @@ def cpu_seconds(root: int) -> float:
     return sum(cpu_split(root))
 
 
+def pinning(no_pin: bool = False) -> tuple[bool, str | None]:
+    """Whether the server can be pinned to CPU 0 and the load generator to CPU 1 (`taskset`), and
+    why not when it cannot."""
+    if no_pin:
+        return False, "--no-pin given"
+    cpus = os.sched_getaffinity(0)
+    if not shutil.which("taskset"):
+        return False, "`taskset` not found (install util-linux)"
+    if not {0, 1} <= cpus:
+        return False, f"CPUs 0 and 1 are not both available (affinity {sorted(cpus)}, {len(cpus)} CPUs)"
+    return True, None
+
+
 def cpu_busy_seconds() -> dict[int, float]:
     """Busy (non-idle) time of each CPU since boot, from /proc/stat, in seconds."""
     out = {}
@@ -734,15 +747,7 @@ def main(argv=None) -> int:
             print(f"error: {pr}", file=sys.stderr)
         return 2
 
-    pinned, pin_note = False, "--no-pin given"
-    if not args.no_pin:
-        ncpu = len(os.sched_getaffinity(0))
-        if not shutil.which("taskset"):
-            pin_note = "`taskset` not found (install util-linux)"
-        elif not {0, 1} <= os.sched_getaffinity(0):
-            pin_note = f"CPUs 0 and 1 are not both available (affinity {sorted(os.sched_getaffinity(0))}, {ncpu} CPUs)"
-        else:
-            pinned = True
+    pinned, pin_note = pinning(args.no_pin)
     if not pinned:
         for _ in range(3):
             log(f"WARNING: running WITHOUT CPU pinning: {pin_note}. Server and load generator compete for "
