@@ -202,16 +202,16 @@ pub(crate) struct Declared(Mutex<Option<Arc<RequestMeta>>>);
 #[cfg(feature = "http")]
 impl Declared {
     fn of(&self, record: &SessionRecord) -> Arc<RequestMeta> {
-        let level = Some(record.log_level.unwrap_or(LoggingLevel::Debug));
+        let level = record.log_level.unwrap_or(LoggingLevel::Debug);
         let mut kept = lock(&self.0);
         match &*kept {
-            Some(meta) if meta.log_level == level => meta.clone(),
+            Some(meta) if meta.log_level == Some(level) => meta.clone(),
             _ => {
                 let meta = declared_meta(
                     sterna_types::legacy::negotiate(&record.version),
                     record.capabilities.clone(),
                     record.client.clone(),
-                    record.log_level.unwrap_or(LoggingLevel::Debug),
+                    level,
                 );
                 *kept = Some(meta.clone());
                 meta
