@@ -55,7 +55,7 @@ struct Message<'a> {
     result: Option<Answer<'a>>,
 }
 
-#[derive(Deserialize)]
+#[derive(Deserialize, Default)]
 struct Params<'a> {
     #[serde(borrow, default)]
     name: Option<&'a str>,
@@ -177,7 +177,9 @@ async fn answer(floor: Arc<Floor>, req: Request<Incoming>) -> Result<Reply, Infa
         return Ok(status(StatusCode::BAD_REQUEST));
     };
     if parts.method == Method::DELETE {
-        session.map(|s| floor.sessions.lock().unwrap().remove(&s));
+        if let Some(s) = session {
+            floor.sessions.lock().unwrap().remove(&s);
+        }
         return Ok(status(StatusCode::OK));
     }
     let Ok(m) = serde_json::from_slice::<Message<'_>>(&body) else {
@@ -214,10 +216,7 @@ fn in_session(floor: &Floor, m: Message<'_>) -> Reply {
         };
     };
     let id = id.get();
-    let params = m.params.unwrap_or(Params {
-        name: None,
-        arguments: None,
-    });
+    let params = m.params.unwrap_or_default();
     match (method, params.name) {
         ("tools/call", Some("echo")) => json(format!(
             r#"{{"jsonrpc":"2.0","id":{id},"result":{{"content":[{{"type":"text","text":"hello"}}]}}}}"#
