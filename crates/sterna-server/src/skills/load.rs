@@ -159,8 +159,8 @@ fn load_skill(
 }
 
 /// Reads a file found by the walk: at most `cap` bytes (a larger file breaks `limit`),
-/// never through a link, never a special file, and refused if it changed while it was
-/// read.
+/// never through a link, never a special file, and refused if it changed after the walk
+/// saw it or while it was read.
 fn read_file(path: &Path, seen: &Metadata, cap: u64, limit: u64) -> Result<Vec<u8>, SkillsError> {
     let err = |kind| SkillsError::new(path, kind);
     let too_large = || err(K::TooLarge { max: limit });
@@ -169,7 +169,7 @@ fn read_file(path: &Path, seen: &Metadata, cap: u64, limit: u64) -> Result<Vec<u
     if !before.is_file() {
         return Err(err(K::NotRegular));
     }
-    if !same_file(seen, &before) {
+    if !unchanged(seen, &before) {
         return Err(err(K::Changed));
     }
     if before.len() > cap {
@@ -183,13 +183,17 @@ fn read_file(path: &Path, seen: &Metadata, cap: u64, limit: u64) -> Result<Vec<u
         return Err(too_large());
     }
     let after = std::fs::symlink_metadata(path).map_err(|e| err(K::Io(e)))?;
-    let changed = after.len() != bytes.len() as u64
-        || !same_file(&before, &after)
-        || after.modified().ok() != before.modified().ok();
-    if changed {
+    if after.len() != bytes.len() as u64 || !unchanged(&before, &after) {
         return Err(err(K::Changed));
     }
     Ok(bytes)
+}
+
+/// Whether two looks at a path saw the same file with the same contents: its identity
+/// alone is not enough, since a rewrite keeps it and a replacement may get a freed inode
+/// number back.
+fn unchanged(a: &Metadata, b: &Metadata) -> bool {
+    same_file(a, b) && a.len() == b.len() && a.modified().ok() == b.modified().ok()
 }
 
 #[cfg(unix)]
@@ -243,6 +247,20 @@ mod tests {
             "{e}"
         );
         assert_eq!(e.path, f);
+        let _ = std::fs::remove_dir_all(dir);
+    }
+
+    #[test]
+    fn a_file_rewritten_after_the_walk_is_refused_even_under_its_inode() {
+        // A file rewritten in place, or replaced by one that got its freed inode number
+        // back, keeps its identity (device, inode): what it holds is not what the walk saw.
+        let dir = temp("rewritten");
+        let f = dir.join("a.md");
+        std::fs::write(&f, "before").unwrap();
+        let seen = std::fs::symlink_metadata(&f).unwrap();
+        std::fs::write(&f, "after, and longer").unwrap();
+        let e = read_file(&f, &seen, 100, 100).unwrap_err();
+        assert!(matches!(e.kind, K::Changed), "{e}");
         let _ = std::fs::remove_dir_all(dir);
     }
 
