@@ -25,6 +25,7 @@ pub(crate) mod handler;
 pub(crate) mod inbound;
 mod listen;
 pub(crate) mod lists;
+mod meta_cache;
 pub(crate) mod outcome;
 pub(crate) mod places;
 pub(crate) mod prepare;

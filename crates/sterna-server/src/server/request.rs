@@ -36,12 +36,17 @@ pub(crate) struct MetaOnly {
     pub(crate) meta: Option<Arc<RequestMeta>>,
 }
 
-/// `_meta` decoded straight into its shared allocation (serde's own `Arc` impl decodes
-/// into a `Box` first and then copies it into a second allocation).
+/// `_meta` read as its text and decoded into one shared allocation, or found decoded
+/// from the same text ([`meta_cache`](super::meta_cache)).
 fn shared_meta<'de, D: serde::Deserializer<'de>>(
     d: D,
 ) -> Result<Option<Arc<RequestMeta>>, D::Error> {
-    Option::<RequestMeta>::deserialize(d).map(|m| m.map(Arc::new))
+    let Some(raw) = Option::<&'de RawValue>::deserialize(d)? else {
+        return Ok(None);
+    };
+    super::meta_cache::decode(raw)
+        .map(Some)
+        .map_err(|e| serde::de::Error::custom(super::meta_cache::message(&e)))
 }
 
 pub(crate) fn invalid(msg: impl Into<String>) -> ErrorObject {
