@@ -65,7 +65,10 @@ pub(super) async fn elsewhere(
             // Let in over the client's share to end requests: anything else waits.
             return Some(*share.refusal());
         }
-        if claims_modern(&message, headers.contains_key("mcp-protocol-version")) {
+        if claims_modern(
+            &message,
+            headers.contains_key(&super::headers::PROTOCOL_VERSION),
+        ) {
             return None;
         }
         Some(era.post(server, headers, caller.clone(), message).await)

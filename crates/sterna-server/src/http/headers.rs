@@ -62,7 +62,10 @@ pub(crate) fn repeated(headers: &HeaderMap) -> Option<ErrorObject> {
     })
 }
 
-const PROTOCOL_VERSION: HeaderName = HeaderName::from_static("mcp-protocol-version");
+/// `MCP-Protocol-Version`: names as constants, so that looking one up parses no name.
+pub(crate) const PROTOCOL_VERSION: HeaderName = HeaderName::from_static("mcp-protocol-version");
+/// `Mcp-Session-Id` (2025-11-25).
+pub(crate) const SESSION_ID: HeaderName = HeaderName::from_static("mcp-session-id");
 const METHOD: HeaderName = HeaderName::from_static("mcp-method");
 const NAME: HeaderName = HeaderName::from_static("mcp-name");
 
@@ -194,9 +197,7 @@ fn check_param(
 
 /// Whether the version header names a 2026-07-28 (or later) revision.
 pub(super) fn modern_header(headers: &HeaderMap) -> bool {
-    let header = headers
-        .get("mcp-protocol-version")
-        .map(HeaderValue::as_bytes);
+    let header = headers.get(&PROTOCOL_VERSION).map(HeaderValue::as_bytes);
     header.is_some_and(|v| {
         sterna_types::version::MODERN_VERSIONS
             .iter()

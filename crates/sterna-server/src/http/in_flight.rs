@@ -102,7 +102,7 @@ impl Admission {
 /// answers a pushed question) or a DELETE naming a session, without the 2026-07-28 header.
 fn may_relieve(parts: &Parts) -> bool {
     (parts.method == Method::POST || parts.method == Method::DELETE)
-        && parts.headers.contains_key("mcp-session-id")
+        && parts.headers.contains_key(&super::headers::SESSION_ID)
         && !modern_header(&parts.headers)
 }
 

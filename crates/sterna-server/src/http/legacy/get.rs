@@ -10,7 +10,10 @@ use crate::http::layers::Accepts;
 use crate::http::respond::{plain, rpc_error, sse_response};
 use crate::legacy::change_notification;
 use crate::server::{Principal, QuotaKey, Server};
+use http::header::HeaderName;
 use http::{HeaderMap, Response, StatusCode};
+
+const LAST_EVENT_ID: HeaderName = HeaderName::from_static("last-event-id");
 use std::sync::Arc;
 use sterna_types::error::{ErrorCode, ErrorObject};
 
@@ -36,7 +39,7 @@ impl LegacyHttp {
         };
         // Not text is as unreadable as not an event id: refused, never taken for absent.
         let resume = headers
-            .get("last-event-id")
+            .get(&LAST_EVENT_ID)
             .map(|v| v.to_str().ok().and_then(parse_event_id).ok_or(()));
         let (log, cursor) = match resume {
             Some(Ok((stream, seq))) => match found.live.stream(stream) {

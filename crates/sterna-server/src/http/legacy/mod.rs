@@ -53,7 +53,7 @@ use sterna_types::error::{ErrorCode, ErrorObject};
 use sterna_types::jsonrpc::RequestId;
 
 /// The `Mcp-Session-Id` header.
-pub(crate) const SESSION_ID: &str = "mcp-session-id";
+pub(crate) use super::headers::SESSION_ID;
 
 /// The legacy side of the endpoint.
 #[derive(Debug)]
@@ -129,7 +129,7 @@ impl LegacyHttp {
         principal: &Principal,
     ) -> Result<Option<Found>, Response<McpBody>> {
         self.lives.sweep(self.config.idle);
-        let Some(id) = headers.get(SESSION_ID) else {
+        let Some(id) = headers.get(&SESSION_ID) else {
             return Ok(None);
         };
         let id = id

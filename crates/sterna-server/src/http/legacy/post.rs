@@ -10,6 +10,7 @@ use super::running::{self, Save, Task};
 use super::{Found, LegacyHttp, SESSION_ID, refused};
 use crate::http::body::McpBody;
 use crate::http::caller::Caller;
+use crate::http::headers::PROTOCOL_VERSION;
 use crate::http::respond::{json, plain, rpc_error, sse_response};
 use crate::legacy::{Legacy, LegacyRequest, LegacySession, SessionRecord};
 use crate::server::inbound::{Inbound, OwnedRequest};
@@ -87,7 +88,7 @@ impl LegacyHttp {
         headers: &HeaderMap,
         caller: &Caller,
     ) -> Result<Option<Found>, Response<McpBody>> {
-        let version = headers.get("mcp-protocol-version").map(HeaderValue::to_str);
+        let version = headers.get(&PROTOCOL_VERSION).map(HeaderValue::to_str);
         if let Some(v) = version
             && !v.is_ok_and(sterna_types::legacy::is_legacy)
         {
