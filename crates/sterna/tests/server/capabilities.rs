@@ -143,3 +143,70 @@ async fn low_level_questions_are_gated_too() {
         json!({"elicitation": {}})
     );
 }
+
+/// Each request's `_meta` counts for what its own text says. The server keeps the `_meta`s
+/// it decoded (a client sends the same one with every request), so a text seen before,
+/// another text, the same value spelt another way and a broken text must each be read as
+/// themselves, in any order and more of them than the server keeps.
+#[tokio::test]
+async fn each_meta_is_read_for_what_its_own_text_says() {
+    let (srv, _) = server();
+    let mut w = Wire::new(&srv);
+    let line = |id: i64, meta: serde_json::Value| {
+        json!({"jsonrpc": "2.0", "id": id, "method": "tools/call",
+               "params": {"name": "needs_sampling", "arguments": {}, "_meta": meta}})
+        .to_string()
+    };
+    // Every text the same length (the name makes up for the shorter capabilities), so
+    // that texts share the server's slots and only their bytes tell them apart.
+    let meta = |caps: serde_json::Value, version: String| {
+        let name = format!("{:<1$}", "meta-test", 30 - caps.to_string().len());
+        json!({
+            "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+            "io.modelcontextprotocol/clientCapabilities": caps,
+            "io.modelcontextprotocol/clientInfo": {"name": name, "version": version},
+        })
+    };
+    for round in 0..24 {
+        // Two texts per client version, and a new version every other round: 12 distinct
+        // texts with sampling, 12 without, each sent twice.
+        let version = format!("{:02}", round / 2);
+        let without = line(
+            w.next_id(),
+            meta(json!({"elicitation": {}}), version.clone()),
+        );
+        w.send_raw(&without).await;
+        let r = w.recv().await;
+        assert_eq!(error_code(&r), -32021, "round {round}, no sampling: {r}");
+
+        let with = line(w.next_id(), meta(json!({"sampling": {}}), version.clone()));
+        w.send_raw(&with).await;
+        let r = w.recv().await;
+        assert_eq!(input_required(&r).0, ["sampling"], "round {round}: {r}");
+
+        // The same value spelt with an escape: another text, read as the same value.
+        let escaped = line(w.next_id(), meta(json!({"sampling": {}}), version.clone()))
+            .replace(r#""2026-07-28""#, r#""2026\u002d07-28""#);
+        assert!(escaped.contains(r"\u002d"));
+        w.send_raw(&escaped).await;
+        let r = w.recv().await;
+        assert_eq!(
+            input_required(&r).0,
+            ["sampling"],
+            "round {round}, escaped: {r}"
+        );
+
+        // A broken text after good ones: refused for what it lacks, every time.
+        let mut broken = meta(json!({"sampling": {}}), version);
+        broken
+            .as_object_mut()
+            .unwrap()
+            .remove("io.modelcontextprotocol/protocolVersion");
+        let broken = line(w.next_id(), broken);
+        w.send_raw(&broken).await;
+        let r = w.recv().await;
+        assert_eq!(error_code(&r), -32602, "round {round}, broken: {r}");
+        let message = r["error"]["message"].as_str().unwrap_or_default();
+        assert!(message.contains("protocolVersion"), "{message}");
+    }
+}
