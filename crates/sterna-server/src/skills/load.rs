@@ -227,19 +227,20 @@ fn same_file(a: &Metadata, b: &Metadata) -> bool {
 mod tests {
     use super::*;
 
-    fn temp(tag: &str) -> PathBuf {
-        let p = std::env::temp_dir().join(format!("sterna-load-{tag}-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&p);
-        std::fs::create_dir_all(&p).unwrap();
-        p
+    /// A fresh directory holding `a.md` with `text`, and what a walk saw of that file.
+    fn walked(tag: &str, text: &str) -> (PathBuf, PathBuf, std::fs::Metadata) {
+        let dir = std::env::temp_dir().join(format!("sterna-load-{tag}-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        let f = dir.join("a.md");
+        std::fs::write(&f, text).unwrap();
+        let seen = std::fs::symlink_metadata(&f).unwrap();
+        (dir, f, seen)
     }
 
     #[test]
     fn a_file_gone_after_the_walk_is_named_as_unreadable() {
-        let dir = temp("gone");
-        let f = dir.join("a.md");
-        std::fs::write(&f, "x").unwrap();
-        let seen = std::fs::symlink_metadata(&f).unwrap();
+        let (dir, f, seen) = walked("gone", "x");
         std::fs::remove_file(&f).unwrap();
         let e = read_file(&f, &seen, 100, 100).unwrap_err();
         assert!(
@@ -254,10 +255,7 @@ mod tests {
     fn a_file_rewritten_after_the_walk_is_refused_even_under_its_inode() {
         // A file rewritten in place, or replaced by one that got its freed inode number
         // back, keeps its identity (device, inode): what it holds is not what the walk saw.
-        let dir = temp("rewritten");
-        let f = dir.join("a.md");
-        std::fs::write(&f, "before").unwrap();
-        let seen = std::fs::symlink_metadata(&f).unwrap();
+        let (dir, f, seen) = walked("rewritten", "before");
         std::fs::write(&f, "after, and longer").unwrap();
         let e = read_file(&f, &seen, 100, 100).unwrap_err();
         assert!(matches!(e.kind, K::Changed), "{e}");
@@ -266,10 +264,7 @@ mod tests {
 
     #[test]
     fn a_file_replaced_or_grown_after_the_walk_is_refused() {
-        let dir = temp("changed");
-        let f = dir.join("a.md");
-        std::fs::write(&f, "before").unwrap();
-        let seen = std::fs::symlink_metadata(&f).unwrap();
+        let (dir, f, seen) = walked("changed", "before");
         // Replaced by another file (a new inode) between the walk and the read.
         std::fs::remove_file(&f).unwrap();
         std::fs::write(dir.join("other"), "placeholder").unwrap();
