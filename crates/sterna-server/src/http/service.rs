@@ -18,7 +18,9 @@ use super::respond::{Done, json, plain, rpc_error, sse_response, status_of};
 use crate::metrics::{Refusal, refused};
 use crate::server::inbound::{Inbound, classify, classify_envelope};
 use crate::server::prepare::Prepared;
-use crate::server::{Notifier, RequestEnv, Response as RpcResponse, Server, log_panic};
+use crate::server::{
+    Notifications, Notifier, RequestEnv, Response as RpcResponse, Server, log_panic,
+};
 use bytes::Bytes;
 use futures_util::FutureExt;
 use http::header::ALLOW;
@@ -33,7 +35,6 @@ use std::sync::Arc;
 use std::task::{Context, Poll};
 use sterna_types::error::{ErrorCode, ErrorObject};
 use sterna_types::jsonrpc::ErrorResponseRef;
-use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 use tower_layer::Layer;
 
@@ -318,7 +319,7 @@ impl Shared {
             // No era answers it: it cannot be an answer to a pushed question.
             return *self.in_flight.refusal();
         }
-        let (notifier, notifications) = Notifier::channel(64);
+        let (notifier, notifications) = Notifier::deferred(64);
         let shared = self.clone();
         let sse_ok = incoming.accepts.sse;
         let work = async move { shared.answer(incoming, &bytes, notifier).await };
@@ -338,7 +339,7 @@ impl Shared {
     async fn respond(
         &self,
         mut work: Work,
-        mut notifications: mpsc::Receiver<Vec<u8>>,
+        mut notifications: Notifications,
         sse_ok: bool,
     ) -> Response<McpBody> {
         let mut open = true;
@@ -356,7 +357,8 @@ impl Shared {
                         continue;
                     }
                     let fin: Final = Box::pin(work.map(Done::into_final));
-                    return sse_response(McpBody::sse(first, notifications, fin, self.keep_alive));
+                    let rest = notifications.into_receiver();
+                    return sse_response(McpBody::sse(first, rest, fin, self.keep_alive));
                 }
             }
         }
@@ -365,7 +367,7 @@ impl Shared {
     fn finished(
         &self,
         done: Done,
-        notifications: &mut mpsc::Receiver<Vec<u8>>,
+        notifications: &mut Notifications,
         sse_ok: bool,
     ) -> Response<McpBody> {
         let (status, last) = match done {
@@ -378,7 +380,7 @@ impl Shared {
         };
         // Notifications sent just before the result still go out first.
         let mut pending = Vec::new();
-        while let Ok(n) = notifications.try_recv() {
+        while let Some(n) = notifications.try_recv() {
             pending.push(n);
         }
         if pending.is_empty() || !sse_ok || status != StatusCode::OK {

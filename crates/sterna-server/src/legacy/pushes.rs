@@ -4,7 +4,7 @@
 //! slot (within its leg time) instead of growing the session without bound.
 
 use crate::fast_map::FastMap;
-use crate::server::context::Notifier;
+use crate::server::Notifier;
 use futures_util::future::BoxFuture;
 use serde::Serialize;
 use serde_json::value::RawValue;

@@ -1,5 +1,6 @@
 //! The per-request context handed to handlers.
 
+use super::notifier::Notifier;
 use super::principal::Principal;
 use crate::HandlerError;
 use crate::mrtr::{Elicitation, NeedsInput, Question, Resolver, form, roots, sampling, url};
@@ -15,31 +16,7 @@ use sterna_types::mrtr::InputResponse;
 use sterna_types::notifications::{LoggingMessageNotificationParams, ProgressNotificationParams};
 use sterna_types::roots::Root;
 use sterna_types::sampling::{CreateMessageRequestParams, CreateMessageResult};
-use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
-
-/// Where a request's notifications (progress, log messages) go: the stream of that
-/// request. Transports create it; handlers use [`Context::progress`] and [`Context::log`].
-#[derive(Debug, Clone)]
-pub struct Notifier(mpsc::Sender<Vec<u8>>);
-
-impl Notifier {
-    /// A notifier and the receiving end of its channel (holding up to `capacity` messages).
-    pub fn channel(capacity: usize) -> (Self, mpsc::Receiver<Vec<u8>>) {
-        let (tx, rx) = mpsc::channel(capacity);
-        (Self(tx), rx)
-    }
-
-    /// A notifier writing into an existing channel (a transport's writer queue).
-    pub fn from_sender(sender: mpsc::Sender<Vec<u8>>) -> Self {
-        Self(sender)
-    }
-
-    pub(crate) async fn send(&self, bytes: Vec<u8>) {
-        // A closed stream means the request is gone; there is nobody left to tell.
-        let _ = self.0.send(bytes).await;
-    }
-}
 
 /// What a transport knows about a request beyond its body.
 #[derive(Debug, Clone, Default)]

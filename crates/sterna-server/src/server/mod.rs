@@ -26,6 +26,7 @@ pub(crate) mod inbound;
 mod listen;
 pub(crate) mod lists;
 mod meta_cache;
+mod notifier;
 pub(crate) mod outcome;
 pub(crate) mod places;
 pub(crate) mod prepare;
@@ -48,10 +49,11 @@ pub(crate) mod wing;
 pub use builder::{KeysChosen, NeedsKeys, ServerBuilder};
 pub use changes::{Change, Changes};
 pub use completion::{CompletionRequest, IntoCompletion};
-pub use context::{Context, Notifier, RequestEnv};
+pub use context::{Context, RequestEnv};
 pub use handler::{
     Declarative, Handler, IntoPromptResult, IntoResourceResult, IntoToolResult, Json, NoArgs,
 };
+pub use notifier::Notifier;
 pub use places::DEFAULT_LISTENS_PER_PRINCIPAL;
 pub use principal::{AccessGrant, Principal};
 pub use prompt::{AskingPrompt, Prompt, PromptDef};
@@ -63,3 +65,4 @@ pub use wing::Era;
 
 pub use core::Server;
 pub(crate) use guard::log_panic;
+pub(crate) use notifier::Notifications;

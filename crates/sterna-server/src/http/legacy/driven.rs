@@ -7,14 +7,13 @@
 use super::log::{Reading, StreamLog};
 use super::running::{Handling, Task, close, drain};
 use crate::legacy::LegacySession;
-use crate::server::{Response, log_panic};
+use crate::server::{Notifications, Response, log_panic};
 use bytes::Bytes;
 use futures_util::{FutureExt, Stream};
 use std::panic::AssertUnwindSafe;
 use std::sync::Arc;
 use std::time::Duration;
 use sterna_types::jsonrpc::RequestId;
-use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 
 /// A running request and what its task would need.
@@ -22,7 +21,7 @@ pub(super) struct Driver {
     pub(super) task: Task,
     pub(super) id: RequestId,
     pub(super) work: Handling,
-    pub(super) rx: mpsc::Receiver<Vec<u8>>,
+    pub(super) rx: Notifications,
     pub(super) cancel: CancellationToken,
 }
 

@@ -251,7 +251,7 @@ impl LegacyHttp {
         };
         let (id, request) = request;
         let cut = CancellationToken::new();
-        let (notifier, mut rx) = Notifier::channel(64);
+        let (notifier, mut rx) = Notifier::deferred(64);
         let env = RequestEnv::cancelled_by(cancel.clone())
             .principal(principal)
             .notifier(notifier)

@@ -6,14 +6,13 @@ use super::live::Live;
 use super::log::StreamLog;
 use super::{SessionStore, StreamStore};
 use crate::legacy::{Legacy, LegacyRequest, LegacySession, SessionRecord};
-use crate::server::{RequestEnv, Response, Server};
+use crate::server::{Notifications, RequestEnv, Response, Server};
 use crate::trace::Ending as _;
 use std::future::Future;
 use std::pin::Pin;
 use std::sync::Arc;
 use std::time::Duration;
 use sterna_types::jsonrpc::RequestId;
-use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 
 /// A request's handling: its answer (`None`: cancelled), and the session it ran in (whose
@@ -98,7 +97,7 @@ impl Task {
         self,
         id: RequestId,
         mut work: Handling,
-        mut rx: mpsc::Receiver<Vec<u8>>,
+        mut rx: Notifications,
         cancel: CancellationToken,
     ) {
         let Task {
@@ -132,8 +131,8 @@ impl Task {
 }
 
 /// Logs what the request sent so far.
-pub(super) fn drain(rx: &mut mpsc::Receiver<Vec<u8>>, log: &StreamLog) {
-    while let Ok(n) = rx.try_recv() {
+pub(super) fn drain(rx: &mut Notifications, log: &StreamLog) {
+    while let Some(n) = rx.try_recv() {
         log.push(n);
     }
 }
