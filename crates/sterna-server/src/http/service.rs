@@ -17,6 +17,7 @@ use super::request_body::{BodyError, read_body};
 use super::respond::{Done, json, plain, rpc_error, sse_response, status_of};
 use crate::metrics::{Refusal, refused};
 use crate::server::inbound::{Inbound, classify, classify_envelope};
+use crate::server::places::Place;
 use crate::server::prepare::Prepared;
 use crate::server::{
     Notifications, Notifier, RequestEnv, Response as RpcResponse, Server, log_panic,
@@ -205,13 +206,59 @@ where
             Err(refused) => return Box::pin(std::future::ready(Ok(*refused))),
         };
         let shared = self.shared.clone();
-        Box::pin(async move {
-            let response = shared.serve(parts, caller, body, answer_only).await;
-            Ok(match place {
-                Some(place) => response.map(|b| b.holding(place)),
-                None => response,
-            })
-        })
+        // What the headers decide is decided here; the future holds only what a POST
+        // still needs (each value once: a future keeps its arguments and its locals apart).
+        match shared.route(parts, caller, answer_only) {
+            Route::Answered(response) => Box::pin(std::future::ready(Ok(hold(response, place)))),
+            Route::Post(mut incoming) => Box::pin(async move {
+                let response = match read_body(body).await {
+                    Ok(bytes) => {
+                        // The endpoint's own timeout runs from the end of the body.
+                        incoming.deadline = shared.deadline(incoming.deadline);
+                        shared.run(incoming, bytes).await
+                    }
+                    Err(e) => body_refused(e),
+                };
+                Ok(hold(response, place))
+            }),
+            Route::Era(parts, caller) => Box::pin(async move {
+                let response = shared.other(&parts, caller).await;
+                Ok(hold(response, place))
+            }),
+        }
+    }
+}
+
+/// Where a request goes once its headers are read.
+enum Route {
+    /// Refused or answered by its headers alone.
+    Answered(Response<McpBody>),
+    /// A POST: its body is read and answered.
+    Post(Incoming),
+    /// A GET or DELETE the era answers.
+    Era(http::request::Parts, Caller),
+}
+
+/// The response, holding the client's place until it ends.
+fn hold(response: Response<McpBody>, place: Option<Place>) -> Response<McpBody> {
+    match place {
+        Some(place) => response.map(|b| b.holding(place)),
+        None => response,
+    }
+}
+
+/// A body that could not be read: `413` past the limit, else `400`.
+fn body_refused(e: BodyError) -> Response<McpBody> {
+    match e {
+        BodyError::TooLarge => {
+            refused(Refusal::BodyTooLarge, 413);
+            let e = ErrorObject::new(ErrorCode::INVALID_REQUEST, "Request body too large");
+            rpc_error(StatusCode::PAYLOAD_TOO_LARGE, None, &e)
+        }
+        BodyError::Broken => {
+            refused(Refusal::MalformedBody, 400);
+            plain(StatusCode::BAD_REQUEST)
+        }
     }
 }
 
@@ -226,50 +273,33 @@ struct Incoming {
 }
 
 impl Shared {
-    /// The request of `caller`, its headers read.
-    async fn serve<B>(
-        self: &Arc<Self>,
-        mut parts: http::request::Parts,
-        caller: Caller,
-        body: Limited<B>,
-        answer_only: bool,
-    ) -> Response<McpBody>
-    where
-        B: Body<Data = Bytes> + Send + 'static,
-        B::Error: Into<BoxError>,
-    {
+    /// Where the request of `caller` goes, its headers read.
+    fn route(&self, mut parts: http::request::Parts, caller: Caller, answer_only: bool) -> Route {
         if let Some(e) = headers::repeated(&parts.headers) {
             refused(Refusal::BadHeaders, 400);
-            return rpc_error(StatusCode::BAD_REQUEST, None, &e);
+            return Route::Answered(rpc_error(StatusCode::BAD_REQUEST, None, &e));
         }
         match (&parts.method, &self.era) {
-            (&Method::POST, _) => {}
-            (&Method::GET, Some(era)) => {
-                return era.get(&self.server, &parts.headers, caller).await;
-            }
-            (&Method::DELETE, Some(era)) => return era.delete(&parts.headers, caller).await,
-            _ => return self.not_allowed(),
+            (&Method::POST, _) => Route::Post(Incoming {
+                accepts: Accepts::of(&parts.headers),
+                caller,
+                answer_only,
+                // A deadline set in front of the endpoint; its own is added once the body is in.
+                deadline: parts.extensions.remove::<Deadline>(),
+                headers: parts.headers,
+            }),
+            (&Method::GET | &Method::DELETE, Some(_)) => Route::Era(parts, caller),
+            _ => Route::Answered(self.not_allowed()),
         }
-        let bytes = match read_body(body).await {
-            Ok(b) => b,
-            Err(BodyError::TooLarge) => {
-                refused(Refusal::BodyTooLarge, 413);
-                let e = ErrorObject::new(ErrorCode::INVALID_REQUEST, "Request body too large");
-                return rpc_error(StatusCode::PAYLOAD_TOO_LARGE, None, &e);
-            }
-            Err(BodyError::Broken) => {
-                refused(Refusal::MalformedBody, 400);
-                return plain(StatusCode::BAD_REQUEST);
-            }
-        };
-        let incoming = Incoming {
-            accepts: Accepts::of(&parts.headers),
-            caller,
-            answer_only,
-            deadline: self.deadline(parts.extensions.remove::<Deadline>()),
-            headers: parts.headers,
-        };
-        self.run(incoming, bytes).await
+    }
+
+    /// A GET or DELETE, answered by the era ([`Shared::route`] sends only those here).
+    async fn other(&self, parts: &http::request::Parts, caller: Caller) -> Response<McpBody> {
+        match (&parts.method, &self.era) {
+            (&Method::GET, Some(era)) => era.get(&self.server, &parts.headers, caller).await,
+            (&Method::DELETE, Some(era)) => era.delete(&parts.headers, caller).await,
+            _ => self.not_allowed(),
+        }
     }
 
     /// `405` with the methods this endpoint answers.
@@ -300,39 +330,49 @@ impl Shared {
     /// Runs the message; answers JSON, or SSE once the handler sends a notification.
     /// Everything happens inside one future, so a client that goes away (hyper drops
     /// it) cancels the request.
-    async fn run(self: &Arc<Self>, incoming: Incoming, bytes: Bytes) -> Response<McpBody> {
-        if let Some(era) = self.era.as_deref()
-            && !modern_header(&incoming.headers)
-            && let Some(answered) = elsewhere(
-                era,
-                &self.server,
-                &incoming.headers,
-                &incoming.caller,
-                &bytes,
-                incoming.answer_only.then_some(&self.in_flight),
-            )
-            .await
-        {
-            return answered;
+    #[allow(
+        clippy::manual_async_fn,
+        reason = "an `async fn` keeps each argument twice in its future (once as passed, once moved)"
+    )]
+    fn run(
+        self: &Arc<Self>,
+        incoming: Incoming,
+        bytes: Bytes,
+    ) -> impl Future<Output = Response<McpBody>> + Send + '_ {
+        async move {
+            if let Some(era) = self.era.as_deref()
+                && !modern_header(&incoming.headers)
+                && let Some(answered) = elsewhere(
+                    era,
+                    &self.server,
+                    &incoming.headers,
+                    &incoming.caller,
+                    &bytes,
+                    incoming.answer_only.then_some(&self.in_flight),
+                )
+                .await
+            {
+                return answered;
+            }
+            if incoming.answer_only {
+                // No era answers it: it cannot be an answer to a pushed question.
+                return *self.in_flight.refusal();
+            }
+            let (notifier, notifications) = Notifier::deferred(64);
+            let shared = self.clone();
+            let sse_ok = incoming.accepts.sse;
+            let work = shared.answer(incoming, bytes, notifier);
+            // A panic anywhere on behalf of this request (decoding included) answers it
+            // with -32603; the connection and every other request go on.
+            let work: Work = Box::pin(AssertUnwindSafe(work).catch_unwind().map(|r| {
+                r.unwrap_or_else(|panic| {
+                    log_panic(panic.as_ref());
+                    let e = ErrorObject::internal("Internal error");
+                    Done::Refused(StatusCode::INTERNAL_SERVER_ERROR, None, e)
+                })
+            }));
+            self.respond(work, notifications, sse_ok).await
         }
-        if incoming.answer_only {
-            // No era answers it: it cannot be an answer to a pushed question.
-            return *self.in_flight.refusal();
-        }
-        let (notifier, notifications) = Notifier::deferred(64);
-        let shared = self.clone();
-        let sse_ok = incoming.accepts.sse;
-        let work = async move { shared.answer(incoming, &bytes, notifier).await };
-        // A panic anywhere on behalf of this request (decoding included) answers it
-        // with -32603; the connection and every other request go on.
-        let work: Work = Box::pin(AssertUnwindSafe(work).catch_unwind().map(|r| {
-            r.unwrap_or_else(|panic| {
-                log_panic(panic.as_ref());
-                let e = ErrorObject::internal("Internal error");
-                Done::Refused(StatusCode::INTERNAL_SERVER_ERROR, None, e)
-            })
-        }));
-        self.respond(work, notifications, sse_ok).await
     }
 
     /// JSON when the request ends before it notifies anything; SSE otherwise.
@@ -397,19 +437,30 @@ impl Shared {
     /// Reads a 2026-07-28 message once — with its params when the header claims
     /// 2026-07-28, else its envelope (its `_meta` claims it: [`Shared::elsewhere`]) — and
     /// answers it.
-    async fn answer(&self, incoming: Incoming, bytes: &[u8], notifier: Notifier) -> Done {
-        let message = if modern_header(&incoming.headers) {
-            classify(bytes)
-        } else {
-            classify_envelope(bytes)
-        };
-        let cancel = CancellationToken::new();
-        // Dropping this future (client gone, timeout) cancels the request.
-        let _guard = cancel.clone().drop_guard();
-        let env = RequestEnv::cancelled_by(cancel)
-            .principal(incoming.caller.principal.clone())
-            .notifier(notifier);
-        answer(&self.server, &incoming, message, env).await
+    #[allow(
+        clippy::manual_async_fn,
+        reason = "an `async fn` keeps each argument twice in its future (once as passed, once moved)"
+    )]
+    fn answer(
+        self: Arc<Self>,
+        incoming: Incoming,
+        bytes: Bytes,
+        notifier: Notifier,
+    ) -> impl Future<Output = Done> + Send {
+        async move {
+            let message = if modern_header(&incoming.headers) {
+                classify(&bytes)
+            } else {
+                classify_envelope(&bytes)
+            };
+            let cancel = CancellationToken::new();
+            // Dropping this future (client gone, timeout) cancels the request.
+            let _guard = cancel.clone().drop_guard();
+            let env = RequestEnv::cancelled_by(cancel)
+                .principal(incoming.caller.principal.clone())
+                .notifier(notifier);
+            answer(&self.server, &incoming, message, env).await
+        }
     }
 }
 

@@ -19,6 +19,7 @@ use crate::server::{Notifier, Principal, QuotaKey, RequestEnv, Server};
 use bytes::Bytes;
 use http::{HeaderMap, HeaderValue, Response, StatusCode};
 use serde_json::value::RawValue;
+use std::future::Future;
 use std::sync::Arc;
 use std::task::Poll;
 use sterna_types::error::{ErrorCode, ErrorObject};
@@ -34,51 +35,68 @@ fn bad_request(id: Option<&RequestId>, message: &str) -> Response<McpBody> {
 
 impl LegacyHttp {
     /// A request POSTed without the 2026-07-28 claim, as the endpoint read it.
-    pub(crate) async fn post_request(
-        &self,
-        server: &Server,
-        headers: &HeaderMap,
+    #[allow(
+        clippy::manual_async_fn,
+        reason = "an `async fn` keeps each argument twice in its future (once as passed, once moved)"
+    )]
+    pub(crate) fn post_request<'a>(
+        &'a self,
+        server: &'a Server,
+        headers: &'a HeaderMap,
         caller: Caller,
-        message: Inbound<'_>,
-    ) -> Response<McpBody> {
-        let found = match self.found(headers, &caller).await {
-            Ok(f) => f,
-            Err(answer) => return answer,
-        };
-        let Some(request) = message.into_owned_request() else {
-            return bad_request(None, "Bad Request");
-        };
-        self.request(server, caller, found, request).await
+        message: Inbound<'a>,
+    ) -> impl Future<Output = Response<McpBody>> + Send + 'a {
+        async move {
+            let found = match self.found(headers, &caller).await {
+                Ok(f) => f,
+                Err(answer) => return answer,
+            };
+            let Some(request) = message.into_owned_request() else {
+                return bad_request(None, "Bad Request");
+            };
+            self.request(server, caller, found, request).await
+        }
     }
 
     /// Anything else POSTed without the 2026-07-28 claim (an answer to a pushed question,
     /// a notification, an unreadable message): a future of its own, a fraction of the
     /// size of a request's, which holds the whole run of the request.
-    pub(crate) async fn post_other(
-        &self,
-        headers: &HeaderMap,
+    #[allow(
+        clippy::manual_async_fn,
+        reason = "an `async fn` keeps each argument twice in its future (once as passed, once moved)"
+    )]
+    pub(crate) fn post_other<'a>(
+        &'a self,
+        headers: &'a HeaderMap,
         caller: Caller,
-        message: Inbound<'_>,
-    ) -> Response<McpBody> {
-        let found = match self.found(headers, &caller).await {
-            Ok(f) => f,
-            Err(answer) => return answer,
-        };
-        match message {
-            Inbound::Malformed(m) => rpc_error(StatusCode::BAD_REQUEST, m.id.as_ref(), &m.error),
-            Inbound::Notification { method, params } => self.notified(found, &method, params).await,
-            Inbound::Response { id, outcome } => match (&found, id) {
-                (None, _) => bad_request(
-                    None,
-                    "Bad Request: an answer to a pushed question belongs to the session that asked it (Mcp-Session-Id)",
-                ),
-                (Some(f), Some(id)) if !f.live.pushes.answer(&id, outcome.clone()) => {
-                    // Not waited for here: the replica running the request may.
-                    self.relay_answer(f, id, outcome).await
+        message: Inbound<'a>,
+    ) -> impl Future<Output = Response<McpBody>> + Send + 'a {
+        async move {
+            let found = match self.found(headers, &caller).await {
+                Ok(f) => f,
+                Err(answer) => return answer,
+            };
+            match message {
+                Inbound::Malformed(m) => {
+                    rpc_error(StatusCode::BAD_REQUEST, m.id.as_ref(), &m.error)
                 }
-                _ => plain(StatusCode::ACCEPTED),
-            },
-            Inbound::Request { .. } => bad_request(None, "Bad Request"),
+                Inbound::Notification { method, params } => {
+                    // Boxed: rare next to answers, and twice their size.
+                    Box::pin(self.notified(found, &method, params)).await
+                }
+                Inbound::Response { id, outcome } => match (&found, id) {
+                    (None, _) => bad_request(
+                        None,
+                        "Bad Request: an answer to a pushed question belongs to the session that asked it (Mcp-Session-Id)",
+                    ),
+                    (Some(f), Some(id)) if !f.live.pushes.answer(&id, outcome.clone()) => {
+                        // Not waited for here: the replica running the request may.
+                        self.relay_answer(f, id, outcome).await
+                    }
+                    _ => plain(StatusCode::ACCEPTED),
+                },
+                Inbound::Request { .. } => bad_request(None, "Bad Request"),
+            }
         }
     }
 
@@ -135,61 +153,70 @@ impl LegacyHttp {
 
     /// Decodes a session's request once, authorizes the target it names, and runs
     /// that same decoded request.
-    async fn request(
-        &self,
-        server: &Server,
+    #[allow(
+        clippy::manual_async_fn,
+        reason = "an `async fn` keeps each argument twice in its future (once as passed, once moved)"
+    )]
+    fn request<'a>(
+        &'a self,
+        server: &'a Server,
         caller: Caller,
         found: Option<Found>,
         request: OwnedRequest,
-    ) -> Response<McpBody> {
-        if request.method == "initialize" {
-            return self.initialize(server, caller.principal, request).await;
-        }
-        let Some(era) = Legacy::of(server) else {
-            return bad_request(
-                Some(&request.id),
-                "Bad Request: 2025-11-25 sessions are not served",
-            );
-        };
-        let decoded = match era.decode(&request.method, request.params.as_deref()) {
-            Ok(d) => d,
-            Err(e) => return rpc_error(StatusCode::OK, Some(&request.id), &e),
-        };
-        if let Err(refused) = caller.authorize(decoded.target()) {
-            return *refused;
-        }
-        let principal = caller.principal;
-        let id = request.id;
-        match found {
-            Some(f) => {
-                if let Err(e) = self.config.limits.check_request(&f.record, &decoded) {
-                    return rpc_error(StatusCode::OK, Some(&id), &e);
-                }
-                let session =
-                    LegacySession::from_record(&f.record, f.live.pushes.clone(), &f.live.declared);
-                let save = Save {
-                    store: self.config.store.clone(),
-                    id: f.id.clone(),
-                    before: f.record,
-                    idle: self.config.idle,
-                };
-                self.run(
-                    server,
-                    principal,
-                    &f.live,
-                    session,
-                    (id, decoded),
-                    Some(save),
-                )
-                .await
+    ) -> impl Future<Output = Response<McpBody>> + Send + 'a {
+        async move {
+            if request.method == "initialize" {
+                return self.initialize(server, caller.principal, request).await;
             }
-            None => {
-                // No session, no way back to the client: served with no capabilities,
-                // so a handler that needs input gets a clean refusal.
-                let live = Arc::new(Live::default());
-                let session = LegacySession::open(stateless());
-                self.run(server, principal, &live, session, (id, decoded), None)
+            let Some(era) = Legacy::of(server) else {
+                return bad_request(
+                    Some(&request.id),
+                    "Bad Request: 2025-11-25 sessions are not served",
+                );
+            };
+            let decoded = match era.decode(&request.method, request.params.as_deref()) {
+                Ok(d) => d,
+                Err(e) => return rpc_error(StatusCode::OK, Some(&request.id), &e),
+            };
+            if let Err(refused) = caller.authorize(decoded.target()) {
+                return *refused;
+            }
+            let principal = caller.principal;
+            let id = request.id;
+            match found {
+                Some(f) => {
+                    if let Err(e) = self.config.limits.check_request(&f.record, &decoded) {
+                        return rpc_error(StatusCode::OK, Some(&id), &e);
+                    }
+                    let session = LegacySession::from_record(
+                        &f.record,
+                        f.live.pushes.clone(),
+                        &f.live.declared,
+                    );
+                    let save = Save {
+                        store: self.config.store.clone(),
+                        id: f.id.clone(),
+                        before: f.record,
+                        idle: self.config.idle,
+                    };
+                    self.run(
+                        server,
+                        principal,
+                        &f.live,
+                        session,
+                        (id, decoded),
+                        Some(save),
+                    )
                     .await
+                }
+                None => {
+                    // No session, no way back to the client: served with no capabilities,
+                    // so a handler that needs input gets a clean refusal.
+                    let live = Arc::new(Live::default());
+                    let session = LegacySession::open(stateless());
+                    self.run(server, principal, &live, session, (id, decoded), None)
+                        .await
+                }
             }
         }
     }
@@ -236,64 +263,70 @@ impl LegacyHttp {
     /// Runs a session's request and answers: JSON when the response is all there is, at
     /// once when the request ends on its first poll; else with an SSE stream the client may
     /// resume ([`LegacyHttp::stream`]).
-    async fn run(
-        &self,
-        server: &Server,
+    #[allow(
+        clippy::manual_async_fn,
+        reason = "an `async fn` keeps each argument twice in its future (once as passed, once moved)"
+    )]
+    fn run<'a>(
+        &'a self,
+        server: &'a Server,
         principal: Principal,
-        live: &Arc<Live>,
+        live: &'a Arc<Live>,
         session: LegacySession,
         request: (RequestId, LegacyRequest),
         save: Option<Save>,
-    ) -> Response<McpBody> {
-        let cancel = match live.register(&request.0) {
-            Ok(token) => token,
-            Err(busy) => return refused_busy(&request.0, busy),
-        };
-        let (id, request) = request;
-        let cut = CancellationToken::new();
-        let (notifier, mut rx) = Notifier::deferred(64);
-        let env = RequestEnv::cancelled_by(cancel.clone())
-            .principal(principal)
-            .notifier(notifier)
-            .connection_cut(cut.clone());
-        let mut work = running::handle(server, session, id.clone(), request, env);
-        // Most requests end on their first poll without a message before their answer:
-        // answered as JSON at once, with no task, stream or log.
-        let first = std::future::poll_fn(|cx| Poll::Ready(work.as_mut().poll(cx))).await;
-        if let Poll::Ready((answer, session)) = first {
-            // A request that changed its session goes the task's way, so that saving it
-            // (an await) cannot be cut short by the client going away.
-            let unchanged = save.as_ref().is_none_or(|s| !s.needed(&session));
-            match answer {
-                Some(answer) if rx.is_empty() && unchanged => {
-                    live.release(&id);
-                    return json(StatusCode::OK, answer.to_bytes());
+    ) -> impl Future<Output = Response<McpBody>> + Send + 'a {
+        async move {
+            let cancel = match live.register(&request.0) {
+                Ok(token) => token,
+                Err(busy) => return refused_busy(&request.0, busy),
+            };
+            let (id, request) = request;
+            let cut = CancellationToken::new();
+            let (notifier, mut rx) = Notifier::deferred(64);
+            let env = RequestEnv::cancelled_by(cancel.clone())
+                .principal(principal)
+                .notifier(notifier)
+                .connection_cut(cut.clone());
+            let mut work = running::handle(server, session, id.clone(), request, env);
+            // Most requests end on their first poll without a message before their answer:
+            // answered as JSON at once, with no task, stream or log.
+            let first = std::future::poll_fn(|cx| Poll::Ready(work.as_mut().poll(cx))).await;
+            if let Poll::Ready((answer, session)) = first {
+                // A request that changed its session goes the task's way, so that saving it
+                // (an await) cannot be cut short by the client going away.
+                let unchanged = save.as_ref().is_none_or(|s| !s.needed(&session));
+                match answer {
+                    Some(answer) if rx.is_empty() && unchanged => {
+                        live.release(&id);
+                        return json(StatusCode::OK, answer.to_bytes());
+                    }
+                    answer => work = Box::pin(std::future::ready((answer, session))),
                 }
-                answer => work = Box::pin(std::future::ready((answer, session))),
             }
+            let log = live.new_stream(self.config.resume_window, cut);
+            // What the first poll sent (a pushed question, progress) is logged here, so the
+            // stream opens at once instead of after the task's first turn.
+            running::drain(&mut rx, &log);
+            let shared = self.shared(save.as_ref(), &id);
+            let task = Task {
+                live: live.clone(),
+                log: log.clone(),
+                window: self.config.resume_window,
+                save,
+                read_elsewhere: shared
+                    .as_ref()
+                    .map(|m| (m.store.clone(), m.session.clone())),
+            };
+            let driver = Driver {
+                task,
+                id,
+                work,
+                rx,
+                cancel,
+            };
+            self.stream(driver, shared).await
         }
-        let log = live.new_stream(self.config.resume_window, cut);
-        // What the first poll sent (a pushed question, progress) is logged here, so the
-        // stream opens at once instead of after the task's first turn.
-        running::drain(&mut rx, &log);
-        let shared = self.shared(save.as_ref(), &id);
-        let task = Task {
-            live: live.clone(),
-            log: log.clone(),
-            window: self.config.resume_window,
-            save,
-            read_elsewhere: shared
-                .as_ref()
-                .map(|m| (m.store.clone(), m.session.clone())),
-        };
-        let driver = Driver {
-            task,
-            id,
-            work,
-            rx,
-            cancel,
-        };
-        self.stream(driver, shared).await
     }
 
     /// The SSE stream of a request that did not end at once: driven by its body when it
