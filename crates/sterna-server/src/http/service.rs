@@ -2,6 +2,8 @@
 //! itself (read the body, classify, prepare, compare headers with the body, run, answer
 //! JSON or SSE).
 
+mod work;
+
 use super::body::{Final, McpBody};
 use super::caller::Caller;
 use super::config::HttpConfig;
@@ -16,12 +18,8 @@ use super::layers::{
 use super::request_body::{BodyError, read_body};
 use super::respond::{Done, json, plain, rpc_error, sse_response, status_of};
 use crate::metrics::{Refusal, refused};
-use crate::server::inbound::{Inbound, classify, classify_envelope};
 use crate::server::places::Place;
-use crate::server::prepare::Prepared;
-use crate::server::{
-    Notifications, Notifier, RequestEnv, Response as RpcResponse, Server, log_panic,
-};
+use crate::server::{Notifications, Notifier, Server, log_panic};
 use bytes::Bytes;
 use futures_util::FutureExt;
 use http::header::ALLOW;
@@ -35,8 +33,6 @@ use std::pin::Pin;
 use std::sync::Arc;
 use std::task::{Context, Poll};
 use sterna_types::error::{ErrorCode, ErrorObject};
-use sterna_types::jsonrpc::ErrorResponseRef;
-use tokio_util::sync::CancellationToken;
 use tower_layer::Layer;
 
 type BoxError = Box<dyn std::error::Error + Send + Sync>;
@@ -432,118 +428,3 @@ impl Shared {
 }
 
 type Work = Pin<Box<dyn Future<Output = Done> + Send>>;
-
-impl Shared {
-    /// Reads a 2026-07-28 message once — with its params when the header claims
-    /// 2026-07-28, else its envelope (its `_meta` claims it: [`Shared::elsewhere`]) — and
-    /// answers it.
-    #[allow(
-        clippy::manual_async_fn,
-        reason = "an `async fn` keeps each argument twice in its future (once as passed, once moved)"
-    )]
-    fn answer(
-        self: Arc<Self>,
-        incoming: Incoming,
-        bytes: Bytes,
-        notifier: Notifier,
-    ) -> impl Future<Output = Done> + Send {
-        async move {
-            let message = if modern_header(&incoming.headers) {
-                classify(&bytes)
-            } else {
-                classify_envelope(&bytes)
-            };
-            let cancel = CancellationToken::new();
-            // Dropping this future (client gone, timeout) cancels the request.
-            let _guard = cancel.clone().drop_guard();
-            let env = RequestEnv::cancelled_by(cancel)
-                .principal(incoming.caller.principal.clone())
-                .notifier(notifier);
-            answer(&self.server, &incoming, message, env).await
-        }
-    }
-}
-
-/// Prepare, compare the headers with the body, authorize the target the prepared request
-/// names, run that same request (within the deadline).
-async fn answer(
-    server: &Server,
-    incoming: &Incoming,
-    message: Inbound<'_>,
-    env: RequestEnv,
-) -> Done {
-    let (id, method, params) = match message {
-        Inbound::Request { id, method, params } => (id, method, params),
-        Inbound::Malformed(m) => return Done::Refused(StatusCode::BAD_REQUEST, m.id, m.error),
-        Inbound::Notification { .. } => return Done::Accepted,
-        Inbound::Response { id, .. } => {
-            return Done::Refused(StatusCode::BAD_REQUEST, id, not_a_request());
-        }
-    };
-    let version = match headers::protocol_version(&incoming.headers) {
-        Ok(v) => v,
-        Err(e) => {
-            refused(Refusal::BadHeaders, 400);
-            return Done::Refused(StatusCode::BAD_REQUEST, Some(id), e);
-        }
-    };
-    let prepared = match Prepared::read(server, id.clone(), &method, params) {
-        Ok(p) => p,
-        Err(refused) => return Done::Response(refused),
-    };
-    if let Err(refused) = incoming.caller.authorize(prepared.target()) {
-        return Done::Http(refused);
-    }
-    let checked = headers::check_prepared(server, &incoming.headers, version, &prepared);
-    if let Err(e) = checked {
-        refused(Refusal::BadHeaders, 400);
-        return Done::Response(RpcResponse::early(id, e));
-    }
-    let handled = AssertUnwindSafe(prepared.run(server, env))
-        .catch_unwind()
-        .map(|r| {
-            r.unwrap_or_else(|panic| {
-                log_panic(panic.as_ref());
-                let e = ErrorObject::internal("Internal error");
-                Some(RpcResponse::error(Some(id.clone()), e))
-            })
-        });
-    let deadline = incoming
-        .deadline
-        .filter(|_| method != "subscriptions/listen");
-    let Some(Deadline(at)) = deadline else {
-        return handled.await.map_or(Done::Cancelled, Done::Response);
-    };
-    match tokio::time::timeout_at(at, handled).await {
-        Ok(r) => r.map_or(Done::Cancelled, Done::Response),
-        Err(_) => Done::TimedOut(RpcResponse::error(
-            Some(id.clone()),
-            ErrorObject::internal("Request timed out"),
-        )),
-    }
-}
-
-impl Done {
-    /// The last event of an SSE stream (`None`: nothing more is sent).
-    fn into_final(self) -> Option<Vec<u8>> {
-        match self {
-            // Refusals come before the method runs, so before any stream.
-            Done::Cancelled | Done::Accepted | Done::Http(_) => None,
-            Done::Refused(_, id, e) => Some(
-                serde_json::to_vec(&ErrorResponseRef {
-                    id: id.as_ref(),
-                    error: &e,
-                })
-                .expect("errors serialize"),
-            ),
-            Done::TimedOut(r) | Done::Response(r) => Some(r.to_bytes()),
-        }
-    }
-}
-
-fn not_a_request() -> ErrorObject {
-    ErrorObject::new(
-        ErrorCode::INVALID_REQUEST,
-        "Invalid request: clients send requests and notifications only",
-    )
-}

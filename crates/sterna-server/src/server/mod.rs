@@ -65,4 +65,5 @@ pub use wing::Era;
 
 pub use core::Server;
 pub(crate) use guard::log_panic;
+#[cfg(feature = "http")]
 pub(crate) use notifier::Notifications;

@@ -1,11 +1,14 @@
 //! Where a request's notifications go, and the receiving end a transport reads them from.
 //!
-//! Most requests never notify. [`Notifier::deferred`] makes the channel at the first
-//! notification instead of with every request: until then both ends share a small cell,
-//! and the receiving end ([`Notifications`]) is woken when the channel opens.
+//! Most requests never notify. `Notifier::deferred` (the HTTP endpoint's) makes the channel
+//! at the first notification instead of with every request: until then both ends share
+//! small cells, and the receiving end (`Notifications`) is woken when the channel opens.
 
+#[cfg(feature = "http")]
 use std::sync::{Arc, Mutex, OnceLock, Weak};
-use tokio::sync::{Notify, mpsc};
+#[cfg(feature = "http")]
+use tokio::sync::Notify;
+use tokio::sync::mpsc;
 
 /// Where a request's notifications (progress, log messages) go: the stream of that
 /// request. Transports create it; handlers use [`Context::progress`] and [`Context::log`].
@@ -18,9 +21,11 @@ pub struct Notifier(Route);
 #[derive(Debug, Clone)]
 enum Route {
     Channel(mpsc::Sender<Vec<u8>>),
+    #[cfg(feature = "http")]
     Deferred(Arc<Deferred>),
 }
 
+#[cfg(feature = "http")]
 /// The sending side of a channel made at the first notification; dropped with the last
 /// notifier, which closes the channel (or tells a receiving end still waiting for it).
 #[derive(Debug)]
@@ -30,6 +35,7 @@ struct Deferred {
     opened: Arc<Opened>,
 }
 
+#[cfg(feature = "http")]
 /// The receiving end until [`Notifications`] takes it, and its wake-up.
 #[derive(Debug, Default)]
 struct Opened {
@@ -49,6 +55,7 @@ impl Notifier {
         Self(Route::Channel(sender))
     }
 
+    #[cfg(feature = "http")]
     /// A notifier whose channel (holding up to `capacity` messages) is made when it first
     /// sends, and the receiving end.
     pub(crate) fn deferred(capacity: usize) -> (Self, Notifications) {
@@ -66,9 +73,17 @@ impl Notifier {
         (Self(Route::Deferred(cell)), rx)
     }
 
+    #[cfg_attr(
+        not(feature = "http"),
+        allow(
+            clippy::infallible_destructuring_match,
+            reason = "the deferred route comes with the http feature"
+        )
+    )]
     pub(crate) async fn send(&self, bytes: Vec<u8>) {
         let tx = match &self.0 {
             Route::Channel(tx) => tx,
+            #[cfg(feature = "http")]
             Route::Deferred(cell) => cell.sender(),
         };
         // A closed stream means the request is gone; there is nobody left to tell.
@@ -76,6 +91,7 @@ impl Notifier {
     }
 }
 
+#[cfg(feature = "http")]
 impl Deferred {
     fn sender(&self) -> &mpsc::Sender<Vec<u8>> {
         self.tx.get_or_init(|| {
@@ -87,6 +103,7 @@ impl Deferred {
     }
 }
 
+#[cfg(feature = "http")]
 impl Drop for Deferred {
     /// A receiving end waiting for a channel that no notifier opened learns there is none.
     fn drop(&mut self) {
@@ -94,12 +111,14 @@ impl Drop for Deferred {
     }
 }
 
+#[cfg(feature = "http")]
 impl Opened {
     fn slot(&self) -> std::sync::MutexGuard<'_, Option<mpsc::Receiver<Vec<u8>>>> {
         self.rx.lock().unwrap_or_else(|e| e.into_inner())
     }
 }
 
+#[cfg(feature = "http")]
 /// The receiving end of a [`Notifier::deferred`]: nothing until the first notification.
 #[derive(Debug)]
 pub(crate) struct Notifications {
@@ -108,6 +127,7 @@ pub(crate) struct Notifications {
     rx: Option<mpsc::Receiver<Vec<u8>>>,
 }
 
+#[cfg(feature = "http")]
 impl Notifications {
     /// The next notification; `None` once every notifier is gone and everything sent was
     /// read. Cancel-safe.
@@ -125,6 +145,7 @@ impl Notifications {
     }
 
     /// Whether nothing was sent that is still to be read.
+    #[cfg(feature = "legacy")]
     pub(crate) fn is_empty(&mut self) -> bool {
         self.take();
         self.rx.as_ref().is_none_or(|rx| rx.is_empty())
@@ -164,7 +185,7 @@ impl Notifications {
     }
 }
 
-#[cfg(test)]
+#[cfg(all(test, feature = "http"))]
 mod tests {
     use super::*;
     use futures_util::FutureExt;
@@ -176,10 +197,18 @@ mod tests {
         let Route::Deferred(cell) = &n.0 else {
             panic!("a deferred notifier")
         };
-        assert!(cell.tx.get().is_none());
-        assert!(rx.is_empty());
         assert_eq!(rx.try_recv(), None);
         assert!(cell.tx.get().is_none(), "reading made no channel");
+        n.send(b"one".to_vec()).await;
+        assert_eq!(rx.try_recv().as_deref(), Some(&b"one"[..]));
+        assert_eq!(rx.try_recv(), None);
+    }
+
+    #[cfg(feature = "legacy")]
+    #[tokio::test]
+    async fn empty_until_something_is_sent_and_after_it_is_read() {
+        let (n, mut rx) = Notifier::deferred(4);
+        assert!(rx.is_empty());
         n.send(b"one".to_vec()).await;
         assert!(!rx.is_empty());
         assert_eq!(rx.try_recv().as_deref(), Some(&b"one"[..]));
