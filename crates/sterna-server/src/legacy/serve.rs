@@ -17,6 +17,7 @@ use crate::server::response::Response;
 #[cfg(feature = "http")]
 use crate::server::target::Target;
 use crate::server::wing::Era;
+use futures_util::future::{BoxFuture, Either, Ready, ready};
 use serde::Deserialize;
 use serde_json::value::{RawValue, to_raw_value};
 use std::collections::BTreeMap;
@@ -262,25 +263,29 @@ impl Legacy<'_> {
         }
     }
 
-    /// Serves one decoded request of a legacy session. `None` when it was cancelled.
-    pub(crate) async fn serve(
-        &self,
-        session: &LegacySession,
+    /// Serves one decoded request of a legacy session. `None` when it was cancelled. The
+    /// methods that wait are boxed on their own (the push loop's future among them), so
+    /// that the request's future stays small; the others are answered here.
+    pub(crate) fn serve<'s>(
+        &'s self,
+        session: &'s LegacySession,
         id: RequestId,
         request: LegacyRequest,
         env: RequestEnv,
-    ) -> Option<Response> {
+    ) -> Either<Ready<Option<Response>>, BoxFuture<'s, Option<Response>>> {
         let answer = match request {
             LegacyRequest::Call { call, progress } => {
                 let meta = session.meta(progress);
-                return self.drive(session, id, &call, meta, env).await;
+                return Either::Right(Box::pin(self.drive(session, id, call, meta, env)));
             }
             LegacyRequest::Complete(p) => {
                 let meta = session.meta(None);
-                let outcome =
-                    crate::server::complete::complete(self.server, id.clone(), meta, *p, env)
-                        .await?;
-                return Some(render::outcome(id, outcome));
+                return Either::Right(Box::pin(async move {
+                    let outcome =
+                        crate::server::complete::complete(self.server, id.clone(), meta, *p, env)
+                            .await?;
+                    Some(render::outcome(id, outcome))
+                }));
             }
             LegacyRequest::Ping => Ok(empty()),
             LegacyRequest::SetLevel(level) => {
@@ -293,12 +298,13 @@ impl Legacy<'_> {
             }
             LegacyRequest::List { kind, cursor } => self.page(kind, cursor.as_deref()),
             LegacyRequest::Wing { method, params } => {
-                return self
-                    .wing(session, id, &method, params.as_deref(), env)
-                    .await;
+                return Either::Right(Box::pin(async move {
+                    self.wing(session, id, &method, params.as_deref(), env)
+                        .await
+                }));
             }
         };
-        Some(Response::with(id, answer))
+        Either::Left(ready(Some(Response::with(id, answer))))
     }
 
     /// Runs a wing's method for a session and renders its outcome the 2025 way.

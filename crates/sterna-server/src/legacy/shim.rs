@@ -12,13 +12,12 @@ use crate::server::call::{Call, run};
 use crate::server::context::EraSide;
 use crate::server::context::RequestEnv;
 use crate::server::flow::{Answers, FlowParams, Held, StateIn};
-use crate::server::outcome::{Continuation, Outcome};
+use crate::server::outcome::{Asked, Continuation, Outcome};
 use crate::server::request::RawField;
 use crate::server::response::Response;
 #[cfg(feature = "http")]
 use crate::server::target::Target;
-use crate::state::FlowState;
-use futures_util::future::try_join_all;
+use futures_util::future::{BoxFuture, Either, try_join_all};
 use serde::Serialize;
 use serde_json::value::RawValue;
 use std::borrow::Cow;
@@ -146,81 +145,93 @@ impl EraSide for UrlIds {
 
 impl Legacy<'_> {
     /// Runs a `tools/call`, `prompts/get` or `resources/read` of a legacy session to the
-    /// end, pushing each round's questions. `None` when it was cancelled.
-    pub(crate) async fn drive(
-        &self,
-        session: &LegacySession,
+    /// end, pushing each round's questions. `None` when it was cancelled. An async block,
+    /// not an `async fn` (which keeps each argument twice in its future), and each round's
+    /// state is moved into the round, not copied out of a slot that stays behind.
+    #[allow(
+        clippy::manual_async_fn,
+        reason = "an `async fn` keeps each argument twice in its future (once as passed, once moved)"
+    )]
+    pub(crate) fn drive<'s>(
+        &'s self,
+        session: &'s LegacySession,
         id: RequestId,
-        call: &LegacyCall,
+        call: LegacyCall,
         meta: Arc<RequestMeta>,
         env: RequestEnv,
-    ) -> Option<Response> {
-        let limits = self.wing.limits;
+    ) -> impl Future<Output = Option<Response>> + Send + 's {
         let tool = matches!(call, LegacyCall::Tool { .. });
-        let mut answers: Option<Answers> = None;
-        let mut state: Option<FlowState> = None;
         let urls = Arc::new(UrlIds::default());
         // Shared by the rounds, not copied into each.
         let env = Arc::new(env.era(urls.clone()));
-        for _ in 0..limits.max_rounds {
-            let flow = FlowParams {
-                input_responses: RawField::Absent,
-                state: state.take().map(|flow| {
-                    let answers = answers.take().unwrap_or_default();
-                    StateIn::Held(Box::new(Held { flow, answers }))
-                }),
-                hold: true,
-            };
-            let outcome = self
-                .round(call, id.clone(), meta.clone(), flow, &env)
-                .await?;
-            let asked = match outcome {
-                Outcome::InputRequired(asked) => asked,
-                done => return Some(finish(tool, id, done)),
-            };
-            let Continuation::Held(next) = asked.next else {
-                tracing::error!("a legacy round sealed its state");
-                return Some(Response::error(
-                    Some(id),
-                    ErrorObject::internal("Internal error"),
-                ));
-            };
-            state = Some(*next);
-            if asked.requests.is_empty() {
-                tokio::time::sleep(limits.state_only_pause).await;
-                continue;
+        async move {
+            let limits = &self.wing.limits;
+            let mut state: Option<Box<Held>> = None;
+            for _ in 0..limits.max_rounds {
+                let flow = FlowParams {
+                    input_responses: RawField::Absent,
+                    state: state.map(StateIn::Held),
+                    hold: true,
+                };
+                let Asked { requests, next } = match self
+                    .round(&call, id.clone(), meta.clone(), flow, &env)
+                    .await?
+                {
+                    Outcome::InputRequired(asked) => asked,
+                    done => return Some(finish(tool, id, done)),
+                };
+                let Continuation::Held(next) = next else {
+                    tracing::error!("a legacy round sealed its state");
+                    return Some(Response::error(
+                        Some(id),
+                        ErrorObject::internal("Internal error"),
+                    ));
+                };
+                if requests.is_empty() {
+                    state = Some(Box::new(Held {
+                        flow: *next,
+                        answers: Answers::default(),
+                    }));
+                    tokio::time::sleep(limits.state_only_pause).await;
+                    continue;
+                }
+                let pushed = push_all(session, &env, &urls, requests, limits.leg_timeout);
+                let answers = match Box::pin(pushed).await {
+                    Ok(a) => a,
+                    Err(PushFailure::Cancelled) => return None,
+                    Err(f) => return Some(render::cannot_go_on(tool, id, pushed_failure(&f))),
+                };
+                state = Some(Box::new(Held {
+                    flow: *next,
+                    answers,
+                }));
             }
-            match push_all(session, &env, &urls, asked.requests, limits.leg_timeout).await {
-                Ok(a) => answers = Some(a),
-                Err(PushFailure::Cancelled) => return None,
-                Err(f) => return Some(render::cannot_go_on(tool, id, pushed_failure(&f))),
-            }
+            let msg = format!("gave up after {} rounds of questions", limits.max_rounds);
+            Some(render::cannot_go_on(tool, id, msg))
         }
-        let msg = format!("gave up after {} rounds of questions", limits.max_rounds);
-        Some(render::cannot_go_on(tool, id, msg))
     }
 
     /// One round through the same method code as 2026-07-28 requests, in a request span
-    /// of its own (the flow id links the rounds).
-    async fn round(
-        &self,
-        call: &LegacyCall,
+    /// of its own (the flow id links the rounds): the round's future itself, boxed only
+    /// when traced.
+    fn round<'s>(
+        &'s self,
+        call: &'s LegacyCall,
         id: RequestId,
         meta: Arc<RequestMeta>,
-        flow: FlowParams<'_>,
+        flow: FlowParams<'s>,
         env: &Arc<RequestEnv>,
-    ) -> Option<Outcome> {
+    ) -> Either<impl Future<Output = Option<Outcome>> + Send + 's, BoxFuture<'s, Option<Outcome>>>
+    {
         let call = call.as_call();
         let span = crate::trace::request_span(call.method(), call.target().name(), &meta);
         if span.is_disabled() {
-            // Inline, not boxed: one allocation less per round (the push loop's future,
-            // boxed once per request, holds it).
-            return run(self.server, id, meta, call, flow, env.clone()).await;
+            return Either::Left(run(self.server, id, meta, call, flow, env.clone()));
         }
         let mut traced = RequestEnv::clone(env);
         traced.span = crate::trace::RequestSpan(span.clone());
         let round = Box::pin(run(self.server, id, meta, call, flow, Arc::new(traced)));
-        crate::trace::traced(span, round).await
+        Either::Right(Box::pin(crate::trace::traced(span, round)))
     }
 }
 

@@ -12,7 +12,7 @@ use super::round::{BindArgs, Resolved, Round, Subject};
 use super::wing::{TakeCall, ToolPlan};
 use crate::definition::ArgsError;
 use crate::state::FlowState;
-use futures_util::future::BoxFuture;
+use futures_util::future::{BoxFuture, Either, ready};
 use serde_json::value::RawValue;
 use std::borrow::Cow;
 use std::collections::BTreeMap;
@@ -107,24 +107,30 @@ pub(crate) fn read_call(p: ReadParams<'_>) -> (Call<'_>, FlowParams<'_>) {
 }
 
 /// Runs one round of an MRTR-capable call. `None` when it was cancelled.
-pub(crate) async fn run(
-    server: &Server,
+pub(crate) fn run<'a>(
+    server: &'a Server,
     id: RequestId,
     meta: Arc<RequestMeta>,
-    call: Call<'_>,
-    flow: FlowParams<'_>,
+    call: Call<'a>,
+    flow: FlowParams<'a>,
     env: Arc<RequestEnv>,
-) -> Option<Outcome> {
+) -> impl Future<Output = Option<Outcome>> + Send + 'a {
     let cx = Cx {
         server,
         id,
         meta,
         env,
     };
+    // Chosen here, not in an async block, which would keep the call's parts twice. The
+    // rarer two are boxed, so that a `tools/call`'s future is no larger than its own.
     match call {
-        Call::Tool { name, arguments } => call_tool(cx, &name, arguments, flow).await,
-        Call::Prompt { name, arguments } => get_prompt(cx, &name, arguments, flow).await,
-        Call::Resource { uri } => read_resource(cx, &uri, flow).await,
+        Call::Tool { name, arguments } => Either::Left(call_tool(cx, name, arguments, flow)),
+        Call::Prompt { name, arguments } => {
+            Either::Right(Box::pin(get_prompt(cx, name, arguments, flow)) as BoxFuture<'a, _>)
+        }
+        Call::Resource { uri } => {
+            Either::Right(Box::pin(read_resource(cx, uri, flow)) as BoxFuture<'a, _>)
+        }
     }
 }
 
@@ -140,34 +146,40 @@ fn failed(e: ErrorObject) -> Option<Outcome> {
     Some(Outcome::Failed(e.into()))
 }
 
-async fn call_tool(
-    cx: Cx<'_>,
-    name: &str,
-    args: Option<&RawValue>,
-    flow: FlowParams<'_>,
-) -> Option<Outcome> {
-    let Some(tool) = cx.server.tool(name) else {
-        return failed(invalid(format!("Unknown tool: {name}")));
+/// A `tools/call`: the round's own future on the common path (nothing around it, so
+/// nothing kept twice); a boxed one where a wing takes the call or the request fails
+/// before it runs.
+fn call_tool<'a>(
+    cx: Cx<'a>,
+    name: Cow<'a, str>,
+    args: Option<&'a RawValue>,
+    flow: FlowParams<'a>,
+) -> Either<BoxFuture<'a, Option<Outcome>>, impl Future<Output = Option<Outcome>> + Send + 'a> {
+    let done = |outcome| Either::Left(Box::pin(ready(outcome)) as BoxFuture<'a, _>);
+    let Some(tool) = cx.server.tool(&name) else {
+        return done(failed(invalid(format!("Unknown tool: {name}"))));
     };
     let plan = match cx.server.wings().plan_tool_call(tool, &cx.meta) {
         Ok(p) => p,
-        Err(e) => return failed(e),
+        Err(e) => return done(failed(e)),
     };
     if let Some((ToolPlan::Take, wing)) = plan {
         if let Err(e) = tool.handler.check(args) {
-            return Some(match unfit_arguments(e) {
+            return done(Some(match unfit_arguments(e) {
                 Ok(result) => Outcome::Complete(Completed::new(Payload::Tool(result))),
                 Err(e) => Outcome::Failed(e.into()),
-            });
+            }));
         }
-        let take = TakeCall {
-            env: &cx.env,
-            meta: &cx.meta,
-            tool,
-            args,
-            answers: FlowState::default(),
-        };
-        return Some(wing.take_tool_call(cx.server, take).await);
+        return Either::Left(Box::pin(async move {
+            let take = TakeCall {
+                env: &cx.env,
+                meta: &cx.meta,
+                tool,
+                args,
+                answers: FlowState::default(),
+            };
+            Some(wing.take_tool_call(cx.server, take).await)
+        }));
     }
     let mut subject = Subject::new("tools/call", tool.name.clone(), BindArgs::Tool(args));
     subject.single_use = tool.single_use;
@@ -180,21 +192,23 @@ async fn call_tool(
     let (server, env, meta) = (cx.server, cx.env.clone(), cx.meta.clone());
     let round = Round::new(server, cx.id, cx.meta, cx.env, subject, flow);
     let Some((ToolPlan::AskThenTake, wing)) = plan else {
-        return round.run(start).await;
+        return Either::Right(round.run(start));
     };
-    match round.resolve_declared(start).await? {
-        Resolved::Asked(outcome) => Some(outcome),
-        Resolved::Answered(answers) => {
-            let take = TakeCall {
-                env: &env,
-                meta: &meta,
-                tool,
-                args,
-                answers,
-            };
-            Some(wing.take_tool_call(server, take).await)
+    Either::Left(Box::pin(async move {
+        match round.resolve_declared(start).await? {
+            Resolved::Asked(outcome) => Some(outcome),
+            Resolved::Answered(answers) => {
+                let take = TakeCall {
+                    env: &env,
+                    meta: &meta,
+                    tool,
+                    args,
+                    answers,
+                };
+                Some(wing.take_tool_call(server, take).await)
+            }
         }
-    }
+    }))
 }
 
 /// Arguments a tool cannot take. Those that do not decode into its type are a tool
@@ -211,43 +225,60 @@ fn ready_result(p: Produced<CallToolResult>) -> BoxFuture<'static, Produced<Call
     Box::pin(std::future::ready(p))
 }
 
-async fn get_prompt(
-    cx: Cx<'_>,
-    name: &str,
+#[allow(
+    clippy::manual_async_fn,
+    reason = "an `async fn` keeps each argument twice in its future (once as passed, once moved)"
+)]
+fn get_prompt<'a>(
+    cx: Cx<'a>,
+    name: Cow<'a, str>,
     args: BTreeMap<String, String>,
-    flow: FlowParams<'_>,
-) -> Option<Outcome> {
-    let Some(prompt) = cx.server.prompt(name) else {
-        return failed(invalid(format!("Unknown prompt: {name}")));
-    };
-    let subject = Subject::new("prompts/get", prompt.name.clone(), BindArgs::Prompt(&args));
-    let handler = prompt.handler.clone();
-    let owned = args.clone();
-    Round::new(cx.server, cx.id, cx.meta, cx.env, subject, flow)
-        .run(move |ctx| {
-            handler
-                .call(ctx, owned)
-                .map_err(|e| invalid(format!("Invalid arguments: {e}")))
-        })
-        .await
+    flow: FlowParams<'a>,
+) -> impl Future<Output = Option<Outcome>> + Send + 'a {
+    async move {
+        let Some(prompt) = cx.server.prompt(&name) else {
+            return failed(invalid(format!("Unknown prompt: {name}")));
+        };
+        let subject = Subject::new("prompts/get", prompt.name.clone(), BindArgs::Prompt(&args));
+        let handler = prompt.handler.clone();
+        let owned = args.clone();
+        Round::new(cx.server, cx.id, cx.meta, cx.env, subject, flow)
+            .run(move |ctx| {
+                handler
+                    .call(ctx, owned)
+                    .map_err(|e| invalid(format!("Invalid arguments: {e}")))
+            })
+            .await
+    }
 }
 
-async fn read_resource(cx: Cx<'_>, uri: &str, flow: FlowParams<'_>) -> Option<Outcome> {
-    let Some((entry, vars)) = cx.server.resource(uri) else {
-        return Some(wing_resource(cx.server, uri).await);
-    };
-    let mut subject = Subject::new("resources/read", Arc::from(uri), BindArgs::Resource);
-    subject.cache = entry.cache;
-    let handler = entry.handler.clone();
-    let mime = entry.mime.clone();
-    let uri = uri.to_owned();
-    Round::new(cx.server, cx.id, cx.meta, cx.env, subject, flow)
-        .run(move |ctx| {
-            handler
-                .call(ctx, uri, mime, vars)
-                .map_err(|e| invalid(format!("Invalid resource variables: {e}")))
-        })
-        .await
+#[allow(
+    clippy::manual_async_fn,
+    reason = "an `async fn` keeps each argument twice in its future (once as passed, once moved)"
+)]
+fn read_resource<'a>(
+    cx: Cx<'a>,
+    uri: Cow<'a, str>,
+    flow: FlowParams<'a>,
+) -> impl Future<Output = Option<Outcome>> + Send + 'a {
+    async move {
+        let uri = &*uri;
+        let Some((entry, vars)) = cx.server.resource(uri) else {
+            return Some(wing_resource(cx.server, uri).await);
+        };
+        let mut subject = Subject::new("resources/read", Arc::from(uri), BindArgs::Resource);
+        subject.cache = entry.cache;
+        let handler = entry.handler.clone();
+        let mime = entry.mime.clone();
+        let uri = uri.to_owned();
+        Round::new(cx.server, cx.id, cx.meta, cx.env, subject, flow)
+            .run(move |ctx| {
+                handler
+                    .call(ctx, uri, mime, vars)
+                    .map_err(|e| invalid(format!("Invalid resource variables: {e}")))
+            })
+            .await
+    }
 }
 
 /// A resource no registration serves: a wing's, or not found.

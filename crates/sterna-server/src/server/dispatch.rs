@@ -13,6 +13,7 @@ use super::response::Response;
 use super::wing::{Era, WingRequest};
 use crate::metrics::MethodMetrics;
 use crate::trace::{self, Ending as _, RequestSpan};
+use futures_util::FutureExt as _;
 use futures_util::future::{BoxFuture, Either, Ready, ready};
 use serde_json::value::RawValue;
 use std::sync::Arc;
@@ -187,16 +188,17 @@ fn wing_call<'s>(
 }
 
 /// Runs an MRTR-capable call and answers it as 2026-07-28 does.
-async fn answer_call(
-    server: &Server,
+fn answer_call<'a>(
+    server: &'a Server,
     id: RequestId,
     meta: Arc<RequestMeta>,
-    call: Call<'_>,
-    flow: FlowParams<'_>,
+    call: Call<'a>,
+    flow: FlowParams<'a>,
     env: RequestEnv,
-) -> Option<Response> {
-    let outcome = call::run(server, id.clone(), meta, call, flow, Arc::new(env)).await?;
-    Some(respond(server, id, outcome))
+) -> impl Future<Output = Option<Response>> + Send + 'a {
+    // Mapped, not awaited in an async block: that would keep the call's future twice.
+    call::run(server, id.clone(), meta, call, flow, Arc::new(env))
+        .map(move |outcome| Some(respond(server, id, outcome?)))
 }
 
 /// The 2026-07-28 answer to an outcome.

@@ -13,6 +13,7 @@ use super::outcome::{Asked, Completed, Continuation, Outcome};
 use crate::mrtr::{Inquiry, Resolver};
 use crate::state::digest::{args_digest, string_map_digest};
 use crate::state::{Binding, FlowState, Refused, SealError, StoreError};
+use futures_util::FutureExt as _;
 use futures_util::future::BoxFuture;
 use serde_json::Value;
 use serde_json::value::RawValue;
@@ -60,6 +61,12 @@ impl<'a> Subject<'a> {
 pub(crate) enum Resolved {
     Asked(Outcome),
     Answered(FlowState),
+}
+
+/// What a handler's result leaves to do: nothing (the outcome), or ask.
+enum Settled {
+    Done(Outcome),
+    Ask(Option<InputRequiredResult>),
 }
 
 /// One round of a request, from its incoming state to its outcome.
@@ -131,12 +138,13 @@ impl<'s, 'a> Round<'s, 'a> {
 
     /// Runs the round. `None` when it was cancelled (nothing may be sent then).
     /// `start` decodes the arguments and starts the handler with its context.
-    pub(crate) async fn run<T, S>(self, start: S) -> Option<Outcome>
+    pub(crate) fn run<T, S>(self, start: S) -> impl Future<Output = Option<Outcome>>
     where
         T: Finalize,
         S: FnOnce(Context) -> Result<BoxFuture<'static, Produced<T>>, ErrorObject>,
     {
-        match self.go(start).await? {
+        // Mapped, not awaited in an async block: that would keep the round's future twice.
+        self.go(start).map(|resolved| match resolved? {
             Resolved::Asked(outcome) => Some(outcome),
             Resolved::Answered(_) => {
                 tracing::error!("a round answered its questions outside questions-only mode");
@@ -144,55 +152,109 @@ impl<'s, 'a> Round<'s, 'a> {
                     ErrorObject::internal("Internal error").into(),
                 ))
             }
-        }
+        })
     }
 
     /// Resolves only the declared questions of a declarative handler (its body does not
     /// run): [`Resolved::Answered`] with the answers once every one is there, else the
     /// questions as usual. `None` when it was cancelled.
-    pub(crate) async fn resolve_declared<T, S>(mut self, start: S) -> Option<Resolved>
+    pub(crate) fn resolve_declared<T, S>(
+        mut self,
+        start: S,
+    ) -> impl Future<Output = Option<Resolved>>
     where
         T: Finalize,
         S: FnOnce(Context) -> Result<BoxFuture<'static, Produced<T>>, ErrorObject>,
     {
         self.phase = super::context::Phase::QuestionsOnly;
-        self.go(start).await
+        self.go(start)
     }
 
-    async fn go<T, S>(mut self, start: S) -> Option<Resolved>
+    /// Open → resolve and run → complete or ask. An async block rather than an `async fn`
+    /// (which would keep the round twice in its future), awaiting only where it must: a
+    /// stored state's lookup, the handler, the sealing of the next state.
+    #[allow(
+        clippy::manual_async_fn,
+        reason = "an `async fn` keeps each argument twice in its future (once as passed, once moved)"
+    )]
+    fn go<T, S>(mut self, start: S) -> impl Future<Output = Option<Resolved>>
     where
         T: Finalize,
         S: FnOnce(Context) -> Result<BoxFuture<'static, Produced<T>>, ErrorObject>,
     {
-        match self.open().await {
-            Ok((fresh, prev)) => self.execute(fresh, prev, start).await,
-            Err(e) => Some(Resolved::Asked(Outcome::Failed(e.into()))),
+        async move {
+            let failed = |e: ErrorObject| Some(Resolved::Asked(Outcome::Failed(e.into())));
+            let ctx = match self.opened().await {
+                Ok(ctx) => ctx,
+                Err(e) => return failed(e),
+            };
+            let fut = match started(|| start(ctx.clone())) {
+                Ok(f) => f,
+                Err(e) => return failed(e),
+            };
+            let produced = match guarded(fut, &self.env.cancel).await? {
+                Ok(p) => p,
+                Err(()) => return failed(ErrorObject::internal("Internal error")),
+            };
+            if ctx.answered() {
+                return Some(match self.answers(&ctx) {
+                    Ok(flow) => Resolved::Answered(flow),
+                    Err(e) => Resolved::Asked(Outcome::Failed(e.into())),
+                });
+            }
+            let raw = match self.settle(produced) {
+                Settled::Done(outcome) => return Some(Resolved::Asked(outcome)),
+                Settled::Ask(raw) => raw,
+            };
+            let (requests, next) = match self.pending(&ctx, raw) {
+                Ok(asked) => asked,
+                Err(e) => return failed(e),
+            };
+            let next = if self.flow.hold {
+                Continuation::Held(Box::new(next))
+            } else {
+                match self.seal(next).await {
+                    Ok(token) => Continuation::Sealed(token),
+                    Err(e) => return failed(e),
+                }
+            };
+            Some(Resolved::Asked(Outcome::InputRequired(Asked {
+                requests,
+                next,
+            })))
         }
     }
 
-    /// Open: this round's answers, and the verified state of the previous round.
-    async fn open(&mut self) -> Result<(Answers, Option<FlowState>), ErrorObject> {
+    /// Open: the handler's context, with this round's answers and the verified state of
+    /// the previous round (its own future, so that nothing of it stays in the round's
+    /// while the handler runs).
+    async fn opened(&mut self) -> Result<Context, ErrorObject> {
         self.retry = self.flow.is_retry();
         let mut fresh = input_responses(&self.flow.input_responses)?;
-        let token = match self.flow.state.take() {
-            None => return Ok((fresh, None)),
+        let prev = match self.flow.state.take() {
+            None => None,
             Some(StateIn::Held(held)) => {
                 let Held { flow, answers } = *held;
                 fresh.extend(objects_only(answers)?);
                 self.flow_id = Some(flow.flow_id);
-                return Ok((fresh, Some(flow)));
+                Some(flow)
             }
-            Some(StateIn::Sealed(token)) => token,
+            Some(StateIn::Sealed(token)) => Some(self.open_sealed(&token).await?),
         };
+        Ok(self.context(fresh, prev))
+    }
+
+    /// The state of the previous round, from the `requestState` the client echoed.
+    async fn open_sealed(&mut self, token: &str) -> Result<FlowState, ErrorObject> {
         let digest = self.digest()?;
         let cfg = self.server.state();
         let binding = self.binding(&digest);
         let owner = (self.subject.single_use).then(|| super::QuotaKey::of(&self.env.principal));
-        match cfg.open_flow(&binding, &token, owner.as_ref()).await {
+        match cfg.open_flow(&binding, token, owner.as_ref()).await {
             Ok(flow) => {
                 self.flow_id = Some(flow.flow_id);
                 self.env.span.flow(&flow.flow_id);
-                Ok((fresh, Some(flow)))
+                Ok(flow)
             }
             Err(Refused::Store(e)) => {
                 tracing::error!(error = %e, "replay store failed; refusing the state");
@@ -209,17 +271,9 @@ impl<'s, 'a> Round<'s, 'a> {
         }
     }
 
-    /// Resolve and run: the handler, with a resolver holding the answers so far.
-    async fn execute<T, S>(
-        &mut self,
-        fresh: Answers,
-        prev: Option<FlowState>,
-        start: S,
-    ) -> Option<Resolved>
-    where
-        T: Finalize,
-        S: FnOnce(Context) -> Result<BoxFuture<'static, Produced<T>>, ErrorObject>,
-    {
+    /// The handler's context: a resolver holding the answers so far, and what the
+    /// previous round left.
+    fn context(&mut self, fresh: Answers, prev: Option<FlowState>) -> Context {
         let resolver = Resolver::new(
             self.meta.clone(),
             fresh,
@@ -240,23 +294,7 @@ impl<'s, 'a> Round<'s, 'a> {
         inner.prev_app = prev.and_then(|p| p.app);
         inner.phase = self.phase;
         *inner.resolver.get_mut().unwrap_or_else(|p| p.into_inner()) = Some(resolver);
-        let ctx = Context::from_inner(inner);
-        let failed = |e: ErrorObject| Some(Resolved::Asked(Outcome::Failed(e.into())));
-        let fut = match started(|| start(ctx.clone())) {
-            Ok(f) => f,
-            Err(e) => return failed(e),
-        };
-        let produced = match guarded(fut, &self.env.cancel).await? {
-            Ok(p) => p,
-            Err(()) => return failed(ErrorObject::internal("Internal error")),
-        };
-        if ctx.answered() {
-            return Some(match self.answers(&ctx) {
-                Ok(flow) => Resolved::Answered(flow),
-                Err(e) => Resolved::Asked(Outcome::Failed(e.into())),
-            });
-        }
-        Some(Resolved::Asked(self.respond(&ctx, produced).await))
+        Context::from_inner(inner)
     }
 
     /// Every declared question is answered (questions-only mode): the flow's answers,
@@ -280,8 +318,9 @@ impl<'s, 'a> Round<'s, 'a> {
         })
     }
 
-    /// Respond: complete, or the open questions and the next state.
-    async fn respond<T: Finalize>(&mut self, ctx: &Context, produced: Produced<T>) -> Outcome {
+    /// What the handler produced: the outcome when complete or failed, else the round
+    /// asks (with the handler's own `input_required`, if it returned one).
+    fn settle<T: Finalize>(&self, produced: Produced<T>) -> Settled {
         let cache = if self.retry {
             // Results of requests that carried answers or state must not be cached.
             Some((Duration::ZERO, CacheScope::Private))
@@ -298,19 +337,20 @@ impl<'s, 'a> Round<'s, 'a> {
             let counts = self.server.metrics().of(self.subject.method);
             counts.rounds(self.number);
         };
-        let asked = match produced {
+        match produced {
             Produced::Complete(t) => {
                 ended();
-                return complete(t);
+                Settled::Done(complete(t))
             }
-            Produced::Failed(e) if e.is_needs_input() => self.input_required(ctx, None).await,
+            Produced::Failed(e) if e.is_needs_input() => Settled::Ask(None),
             Produced::Failed(e) => {
                 ended();
-                return T::from_failure(e).map_or_else(|e| Outcome::Failed(e.into()), complete);
+                let outcome =
+                    T::from_failure(e).map_or_else(|e| Outcome::Failed(e.into()), complete);
+                Settled::Done(outcome)
             }
-            Produced::InputRequired(raw) => self.input_required(ctx, Some(raw)).await,
-        };
-        asked.map_or_else(|e| Outcome::Failed(e.into()), Outcome::InputRequired)
+            Produced::InputRequired(raw) => Settled::Ask(Some(raw)),
+        }
     }
 
     fn digest(&mut self) -> Result<[u8; 32], ErrorObject> {
@@ -340,13 +380,13 @@ impl<'s, 'a> Round<'s, 'a> {
         }
     }
 
-    /// The `input_required` answer: every open question, and the state with the answers
-    /// so far (sealed, or handed back to an era that holds it).
-    async fn input_required(
+    /// Every open question, and the state with the answers so far (sealed by
+    /// [`Round::seal`], or handed back to an era that holds it).
+    fn pending(
         &mut self,
         ctx: &Context,
         raw: Option<InputRequiredResult>,
-    ) -> Result<Asked, ErrorObject> {
+    ) -> Result<(BTreeMap<String, Inquiry>, FlowState), ErrorObject> {
         let low_level = raw.is_some();
         let flow_id = *self.flow_id.get_or_insert_with(new_flow_id);
         let (requests, next) = questions(ctx, raw, flow_id)?;
@@ -355,21 +395,24 @@ impl<'s, 'a> Round<'s, 'a> {
             return Err(ErrorObject::internal("Internal error"));
         }
         self.env.span.flow(&flow_id);
-        if self.flow.hold {
-            let next = Continuation::Held(Box::new(next));
-            return Ok(Asked { requests, next });
+        Ok((requests, next))
+    }
+
+    /// The next `requestState`: the flow sealed, bound to this request.
+    fn seal(&mut self, next: FlowState) -> impl Future<Output = Result<String, ErrorObject>> {
+        let digest = self.digest();
+        async move {
+            let digest = digest?;
+            let owner = super::QuotaKey::of(&self.env.principal);
+            let sealed = self
+                .server
+                .state()
+                .seal_flow(&self.binding(&digest), &owner, next)
+                .await;
+            let token = sealed.map_err(|e| self.seal_failed(e))?;
+            self.server.metrics().state_issued(token.len());
+            Ok(token)
         }
-        let digest = self.digest()?;
-        let owner = super::QuotaKey::of(&self.env.principal);
-        let sealed = self
-            .server
-            .state()
-            .seal_flow(&self.binding(&digest), &owner, next)
-            .await;
-        let token = sealed.map_err(|e| self.seal_failed(e))?;
-        self.server.metrics().state_issued(token.len());
-        let next = Continuation::Sealed(token);
-        Ok(Asked { requests, next })
     }
 
     fn seal_failed(&self, e: SealError) -> ErrorObject {
