@@ -17,6 +17,7 @@ use crate::server::inbound::{Inbound, OwnedRequest};
 use crate::server::quota::limit_error;
 use crate::server::{Notifier, Principal, QuotaKey, RequestEnv, Server};
 use bytes::Bytes;
+use futures_util::future::{BoxFuture, Either, ready};
 use http::{HeaderMap, HeaderValue, Response, StatusCode};
 use serde_json::value::RawValue;
 use std::future::Future;
@@ -46,12 +47,14 @@ impl LegacyHttp {
         caller: Caller,
         message: Inbound<'a>,
     ) -> impl Future<Output = Response<McpBody>> + Send + 'a {
+        // Owned before the future is made: it keeps the request, not the message read.
+        let request = message.into_owned_request();
         async move {
             let found = match self.found(headers, &caller).await {
                 Ok(f) => f,
                 Err(answer) => return answer,
             };
-            let Some(request) = message.into_owned_request() else {
+            let Some(request) = request else {
                 return bad_request(None, "Bad Request");
             };
             self.request(server, caller, found, request).await
@@ -152,73 +155,62 @@ impl LegacyHttp {
     }
 
     /// Decodes a session's request once, authorizes the target it names, and runs
-    /// that same decoded request.
-    #[allow(
-        clippy::manual_async_fn,
-        reason = "an `async fn` keeps each argument twice in its future (once as passed, once moved)"
-    )]
+    /// that same decoded request. All but the run happens here, so the request's future
+    /// keeps only the run.
     fn request<'a>(
         &'a self,
         server: &'a Server,
         caller: Caller,
         found: Option<Found>,
         request: OwnedRequest,
-    ) -> impl Future<Output = Response<McpBody>> + Send + 'a {
-        async move {
-            if request.method == "initialize" {
-                return self.initialize(server, caller.principal, request).await;
-            }
-            let Some(era) = Legacy::of(server) else {
-                return bad_request(
-                    Some(&request.id),
-                    "Bad Request: 2025-11-25 sessions are not served",
-                );
-            };
-            let decoded = match era.decode(&request.method, request.params.as_deref()) {
-                Ok(d) => d,
-                Err(e) => return rpc_error(StatusCode::OK, Some(&request.id), &e),
-            };
-            if let Err(refused) = caller.authorize(decoded.target()) {
-                return *refused;
-            }
-            let principal = caller.principal;
-            let id = request.id;
-            match found {
-                Some(f) => {
-                    if let Err(e) = self.config.limits.check_request(&f.record, &decoded) {
-                        return rpc_error(StatusCode::OK, Some(&id), &e);
-                    }
-                    let session = LegacySession::from_record(
-                        &f.record,
-                        f.live.pushes.clone(),
-                        &f.live.declared,
-                    );
-                    let save = Save {
-                        store: self.config.store.clone(),
-                        id: f.id.clone(),
-                        before: f.record,
-                        idle: self.config.idle,
-                    };
-                    self.run(
-                        server,
-                        principal,
-                        &f.live,
-                        session,
-                        (id, decoded),
-                        Some(save),
-                    )
-                    .await
-                }
-                None => {
-                    // No session, no way back to the client: served with no capabilities,
-                    // so a handler that needs input gets a clean refusal.
-                    let live = Arc::new(Live::default());
-                    let session = LegacySession::open(stateless());
-                    self.run(server, principal, &live, session, (id, decoded), None)
-                        .await
-                }
-            }
+    ) -> Either<BoxFuture<'a, Response<McpBody>>, impl Future<Output = Response<McpBody>> + Send + 'a>
+    {
+        let done = |answer| Either::Left(Box::pin(ready(answer)) as BoxFuture<'a, _>);
+        if request.method == "initialize" {
+            // Once per session: boxed, so that a request's future is not sized for it.
+            return Either::Left(Box::pin(self.initialize(server, caller.principal, request)));
         }
+        let Some(era) = Legacy::of(server) else {
+            return done(bad_request(
+                Some(&request.id),
+                "Bad Request: 2025-11-25 sessions are not served",
+            ));
+        };
+        let decoded = match era.decode(&request.method, request.params.as_deref()) {
+            Ok(d) => d,
+            Err(e) => return done(rpc_error(StatusCode::OK, Some(&request.id), &e)),
+        };
+        if let Err(refused) = caller.authorize(decoded.target()) {
+            return done(*refused);
+        }
+        let principal = caller.principal;
+        let id = request.id;
+        let Some(f) = found else {
+            // No session, no way back to the client: served with no capabilities, so a
+            // handler that needs input gets a clean refusal.
+            let live = Arc::new(Live::default());
+            let session = LegacySession::open(stateless());
+            return Either::Right(self.run(server, principal, live, session, (id, decoded), None));
+        };
+        if let Err(e) = self.config.limits.check_request(&f.record, &decoded) {
+            return done(rpc_error(StatusCode::OK, Some(&id), &e));
+        }
+        let session =
+            LegacySession::from_record(&f.record, f.live.pushes.clone(), &f.live.declared);
+        let save = Save {
+            store: self.config.store.clone(),
+            id: f.id.clone(),
+            before: f.record,
+            idle: self.config.idle,
+        };
+        Either::Right(self.run(
+            server,
+            principal,
+            f.live,
+            session,
+            (id, decoded),
+            Some(save),
+        ))
     }
 
     async fn initialize(
@@ -262,61 +254,67 @@ impl LegacyHttp {
 
     /// Runs a session's request and answers: JSON when the response is all there is, at
     /// once when the request ends on its first poll; else with an SSE stream the client may
-    /// resume ([`LegacyHttp::stream`]).
-    #[allow(
-        clippy::manual_async_fn,
-        reason = "an `async fn` keeps each argument twice in its future (once as passed, once moved)"
-    )]
+    /// resume ([`LegacyHttp::stream`]). The request is registered and started here; the
+    /// future keeps the running request, not what started it.
     fn run<'a>(
         &'a self,
         server: &'a Server,
         principal: Principal,
-        live: &'a Arc<Live>,
+        live: Arc<Live>,
         session: LegacySession,
         request: (RequestId, LegacyRequest),
         save: Option<Save>,
     ) -> impl Future<Output = Response<McpBody>> + Send + 'a {
+        let (id, request) = request;
+        let started = match live.register(&id) {
+            Ok(cancel) => {
+                let cut = CancellationToken::new();
+                let (notifier, rx) = Notifier::deferred(64);
+                let env = RequestEnv::cancelled_by(cancel.clone())
+                    .principal(principal)
+                    .notifier(notifier)
+                    .connection_cut(cut.clone());
+                let work = running::handle(server, session, id.clone(), request, env);
+                Ok((work, rx, cancel, cut))
+            }
+            Err(busy) => Err(refused_busy(&id, busy)),
+        };
         async move {
-            let cancel = match live.register(&request.0) {
-                Ok(token) => token,
-                Err(busy) => return refused_busy(&request.0, busy),
+            let (mut work, mut rx, cancel, cut) = match started {
+                Ok(started) => started,
+                Err(refused) => return refused,
             };
-            let (id, request) = request;
-            let cut = CancellationToken::new();
-            let (notifier, mut rx) = Notifier::deferred(64);
-            let env = RequestEnv::cancelled_by(cancel.clone())
-                .principal(principal)
-                .notifier(notifier)
-                .connection_cut(cut.clone());
-            let mut work = running::handle(server, session, id.clone(), request, env);
             // Most requests end on their first poll without a message before their answer:
             // answered as JSON at once, with no task, stream or log.
-            let first = std::future::poll_fn(|cx| Poll::Ready(work.as_mut().poll(cx))).await;
-            if let Poll::Ready((answer, session)) = first {
-                // A request that changed its session goes the task's way, so that saving it
-                // (an await) cannot be cut short by the client going away.
-                let unchanged = save.as_ref().is_none_or(|s| !s.needed(&session));
-                match answer {
-                    Some(answer) if rx.is_empty() && unchanged => {
-                        live.release(&id);
-                        return json(StatusCode::OK, answer.to_bytes());
+            match std::future::poll_fn(|cx| Poll::Ready(work.as_mut().poll(cx))).await {
+                Poll::Ready((answer, session)) => {
+                    // A request that changed its session goes the task's way, so that saving
+                    // it (an await) cannot be cut short by the client going away.
+                    let unchanged = save.as_ref().is_none_or(|s| !s.needed(&session));
+                    match answer {
+                        Some(answer) if rx.is_empty() && unchanged => {
+                            live.release(&id);
+                            return json(StatusCode::OK, answer.to_bytes());
+                        }
+                        answer => work = Box::pin(std::future::ready((answer, session))),
                     }
-                    answer => work = Box::pin(std::future::ready((answer, session))),
                 }
+                Poll::Pending => {}
             }
             let log = live.new_stream(self.config.resume_window, cut);
             // What the first poll sent (a pushed question, progress) is logged here, so the
             // stream opens at once instead of after the task's first turn.
             running::drain(&mut rx, &log);
             let shared = self.shared(save.as_ref(), &id);
+            let read_elsewhere = shared
+                .as_ref()
+                .map(|m| (m.store.clone(), m.session.clone()));
             let task = Task {
-                live: live.clone(),
-                log: log.clone(),
+                live,
+                log,
                 window: self.config.resume_window,
                 save,
-                read_elsewhere: shared
-                    .as_ref()
-                    .map(|m| (m.store.clone(), m.session.clone())),
+                read_elsewhere,
             };
             let driver = Driver {
                 task,
@@ -331,36 +329,50 @@ impl LegacyHttp {
 
     /// The SSE stream of a request that did not end at once: driven by its body when it
     /// already sent something (a pushed question), else run on a task of its own (and
-    /// answered as JSON after all when it ends with nothing before its answer).
-    async fn stream(&self, driver: Driver, shared: Option<Mirror>) -> Response<McpBody> {
+    /// answered as JSON after all when it ends with nothing before its answer). The body is
+    /// made here; the future waits only for what the stream needs first.
+    fn stream(
+        &self,
+        driver: Driver,
+        shared: Option<Mirror>,
+    ) -> impl Future<Output = Response<McpBody>> + Send + '_ {
         let log = driver.task.log.clone();
         // The client waiting on this POST reads the stream from now on: a handler may stay
         // silent for longer than the resume window without being taken for abandoned.
         let reading = Reading::new(log.clone());
         let lead = self.priming(log.id);
         let body = if log.last() > 0 {
-            McpBody::stream(Box::pin(driven(driver, reading, lead, self.keep_alive)))
+            Ok(McpBody::stream(Box::pin(driven(
+                driver,
+                reading,
+                lead,
+                self.keep_alive,
+            ))))
         } else {
             let live = driver.task.live.clone();
             driver.detach();
-            if let Some(only) = log.first().await {
-                live.forget_stream(log.id);
-                return json(StatusCode::OK, only.to_vec());
-            }
-            let cut = Some(log.cut());
-            McpBody::stream(Box::pin(follow(
-                reading,
-                0,
-                Some(lead),
-                self.keep_alive,
-                cut,
-            )))
+            Err((live, reading, lead))
         };
-        if let Some(mirror) = shared {
-            // Shared before the client sees an event id, so any replica can resume it.
-            mirror.start(log.clone()).await;
+        async move {
+            let body = match body {
+                Ok(body) => body,
+                Err((live, reading, lead)) => {
+                    if let Some(only) = log.first().await {
+                        live.forget_stream(log.id);
+                        return json(StatusCode::OK, only.to_vec());
+                    }
+                    let cut = Some(log.cut());
+                    let follow = follow(reading, 0, Some(lead), self.keep_alive, cut);
+                    McpBody::stream(Box::pin(follow))
+                }
+            };
+            if let Some(mirror) = shared {
+                // Shared before the client sees an event id, so any replica can resume it.
+                // Boxed: only where streams are shared, and larger than the rest.
+                Box::pin(mirror.start(log.clone())).await;
+            }
+            sse_response(body)
         }
-        sse_response(body)
     }
 
     /// Where a session's stream is shared for resumption elsewhere, if anywhere.
