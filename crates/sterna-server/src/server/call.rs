@@ -189,11 +189,13 @@ fn call_tool<'a>(
         Ok(running) => Ok(running),
         Err(e) => unfit_arguments(e).map(|r| ready_result(Produced::Complete(r))),
     };
-    let (server, env, meta) = (cx.server, cx.env.clone(), cx.meta.clone());
-    let round = Round::new(server, cx.id, cx.meta, cx.env, subject, flow);
     let Some((ToolPlan::AskThenTake, wing)) = plan else {
+        let round = Round::new(cx.server, cx.id, cx.meta, cx.env, subject, flow);
         return Either::Right(round.run(start));
     };
+    // Kept for the wing that takes over once the declared questions are answered.
+    let (server, env, meta) = (cx.server, cx.env.clone(), cx.meta.clone());
+    let round = Round::new(server, cx.id, cx.meta, cx.env, subject, flow);
     Either::Left(Box::pin(async move {
         match round.resolve_declared(start).await? {
             Resolved::Asked(outcome) => Some(outcome),

@@ -199,7 +199,7 @@ impl LegacyHttp {
             LegacySession::from_record(&f.record, f.live.pushes.clone(), &f.live.declared);
         let save = Save {
             store: self.config.store.clone(),
-            id: f.id.clone(),
+            id: f.id,
             before: f.record,
             idle: self.config.idle,
         };
