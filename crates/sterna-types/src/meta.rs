@@ -9,7 +9,9 @@ use serde::ser::{SerializeMap, Serializer};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use std::fmt;
-use std::sync::Arc;
+
+mod shared;
+pub use shared::SharedImplementation;
 
 /// `_meta` key: the protocol revision of this request.
 pub const PROTOCOL_VERSION_KEY: &str = "io.modelcontextprotocol/protocolVersion";
@@ -212,13 +214,14 @@ fn set<T, E: de::Error>(slot: &mut Option<T>, v: T, key: &'static str) -> Result
 /// The `_meta` of a result: `serverInfo` plus any other key.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct ResultMeta {
-    /// `io.modelcontextprotocol/serverInfo` (shared, so stamping it costs no copy).
+    /// `io.modelcontextprotocol/serverInfo` (shared and rendered once, so stamping it costs
+    /// no copy and writing it no serialization).
     #[serde(
         rename = "io.modelcontextprotocol/serverInfo",
         default,
         skip_serializing_if = "Option::is_none"
     )]
-    pub server_info: Option<Arc<Implementation>>,
+    pub server_info: Option<SharedImplementation>,
     /// `io.modelcontextprotocol/subscriptionId`, on the result that closes a subscription.
     #[serde(
         rename = "io.modelcontextprotocol/subscriptionId",

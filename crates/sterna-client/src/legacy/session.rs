@@ -90,7 +90,7 @@ impl Session {
             ttl_ms: 0,
             cache_scope: CacheScope::Private,
             meta: Some(ResultMeta {
-                server_info: Some(Arc::new(init.server_info)),
+                server_info: Some(init.server_info.into()),
                 ..ResultMeta::default()
             }),
         }

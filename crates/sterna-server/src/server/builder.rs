@@ -15,7 +15,7 @@ use crate::state::{
 };
 use std::sync::Arc;
 use std::time::Duration;
-use sterna_types::meta::Implementation;
+use sterna_types::meta::{Implementation, SharedImplementation};
 use sterna_types::result::CacheScope;
 
 /// The builder state before `requestState` keys are chosen: [`build`](ServerBuilder::build)
@@ -295,7 +295,7 @@ impl ServerBuilder<StateKeys> {
             None => None,
         }
         .map(crate::metrics::stores::replay);
-        let info = Arc::new(self.info.clone());
+        let info = SharedImplementation::new(self.info.clone());
         let mut registry = Registry::default();
         for def in std::mem::take(&mut self.tools) {
             registry.add_tool(def)?;
@@ -356,7 +356,7 @@ struct WingBase<'a> {
     routes: &'a super::routes::Routes,
     catalog: &'a super::lists::Catalog,
     state: &'a StateConfig,
-    info: &'a Arc<Implementation>,
+    info: &'a SharedImplementation,
     instructions: Option<&'a str>,
     page_size: usize,
 }

@@ -10,7 +10,7 @@ use crate::state::StateConfig;
 use std::collections::BTreeMap;
 use std::sync::Arc;
 use std::time::Duration;
-use sterna_types::meta::Implementation;
+use sterna_types::meta::SharedImplementation;
 use sterna_types::result::CacheScope;
 use tokio_util::sync::CancellationToken;
 
@@ -40,7 +40,7 @@ impl std::fmt::Debug for Server {
 
 /// Everything a server is built from (the builder's output).
 pub(crate) struct Parts {
-    pub(crate) info: Arc<Implementation>,
+    pub(crate) info: SharedImplementation,
     pub(crate) state: StateConfig,
     pub(crate) routes: Routes,
     pub(crate) lists: Lists,
@@ -55,7 +55,7 @@ pub(crate) struct Parts {
 
 struct Inner {
     parts: Parts,
-    info: Arc<Implementation>,
+    info: SharedImplementation,
     closing: CancellationToken,
 }
 
@@ -73,7 +73,7 @@ impl Server {
     }
 
     /// The self-description, shared (stamped on 2026-07-28 results).
-    pub(crate) fn info_arc(&self) -> &Arc<Implementation> {
+    pub(crate) fn shared_info(&self) -> &SharedImplementation {
         &self.inner.info
     }
 

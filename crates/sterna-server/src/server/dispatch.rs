@@ -204,7 +204,7 @@ fn answer_call<'a>(
 /// The 2026-07-28 answer to an outcome.
 pub(crate) fn respond(server: &Server, id: RequestId, outcome: Outcome) -> Response {
     let asked = outcome.is_input_required();
-    let mut r = Response::with(id, outcome.render(server.info_arc()));
+    let mut r = Response::with(id, outcome.render(server.shared_info()));
     r.input_required = asked;
     r
 }

@@ -143,7 +143,7 @@ pub(crate) async fn listen(
     let result = SubscriptionsListenResult {
         result_type: ResultType::Complete,
         meta: ResultMeta {
-            server_info: Some(server.info_arc().clone()),
+            server_info: Some(server.shared_info().clone()),
             subscription_id: Some(id.clone()),
             ..ResultMeta::default()
         },

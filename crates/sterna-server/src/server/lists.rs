@@ -6,12 +6,11 @@ use base64::Engine;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use serde::Serialize;
 use serde_json::value::{RawValue, to_raw_value};
-use std::sync::Arc;
 use std::time::Duration;
 use sterna_types::capabilities::{ListChangedCapability, ResourcesCapability, ServerCapabilities};
 use sterna_types::discover::DiscoverResult;
 use sterna_types::error::ErrorObject;
-use sterna_types::meta::{Implementation, ResultMeta};
+use sterna_types::meta::{ResultMeta, SharedImplementation};
 use sterna_types::prompts::{ListPromptsResult, Prompt};
 use sterna_types::resources::{
     ListResourceTemplatesResult, ListResourcesResult, Resource, ResourceTemplate,
@@ -34,7 +33,7 @@ pub(crate) struct Lists {
 
 /// The registered resources and how their pages look, for pages rendered per request.
 struct Dynamic {
-    info: Arc<Implementation>,
+    info: SharedImplementation,
     hint: Hint,
     size: usize,
     rows: Vec<Resource>,
@@ -55,7 +54,7 @@ pub(crate) fn page_now<I: Clone, R: Serialize>(
     Ok(render(&page(chunk, next)))
 }
 
-fn meta(info: &Arc<Implementation>) -> Option<ResultMeta> {
+fn meta(info: &SharedImplementation) -> Option<ResultMeta> {
     Some(ResultMeta {
         server_info: Some(info.clone()),
         ..ResultMeta::default()
@@ -149,7 +148,7 @@ struct Hint {
 
 impl Lists {
     pub(crate) fn build(
-        info: &Arc<Implementation>,
+        info: &SharedImplementation,
         instructions: Option<&str>,
         cache: (Duration, CacheScope),
         page_size: usize,
@@ -218,7 +217,7 @@ impl Lists {
 }
 
 fn tool_pages(
-    info: &Arc<Implementation>,
+    info: &SharedImplementation,
     h: Hint,
     size: usize,
     items: &[Tool],
@@ -234,7 +233,7 @@ fn tool_pages(
 }
 
 fn prompt_pages(
-    info: &Arc<Implementation>,
+    info: &SharedImplementation,
     h: Hint,
     size: usize,
     items: &[Prompt],
@@ -252,7 +251,7 @@ fn prompt_pages(
 }
 
 fn resource_pages(
-    info: &Arc<Implementation>,
+    info: &SharedImplementation,
     h: Hint,
     size: usize,
     items: &[Resource],
@@ -270,7 +269,7 @@ fn resource_pages(
 }
 
 fn template_pages(
-    info: &Arc<Implementation>,
+    info: &SharedImplementation,
     h: Hint,
     size: usize,
     items: &[ResourceTemplate],

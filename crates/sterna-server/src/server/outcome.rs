@@ -15,11 +15,10 @@ use crate::state::FlowState;
 use serde_json::value::{RawValue, to_raw_value};
 use serde_json::{Map, Value};
 use std::collections::BTreeMap;
-use std::sync::Arc;
 use std::time::Duration;
 use sterna_types::completion::{CompleteResult, Completion};
 use sterna_types::error::{ErrorCode, ErrorObject};
-use sterna_types::meta::{Implementation, ResultMeta};
+use sterna_types::meta::{ResultMeta, SharedImplementation};
 use sterna_types::prompts::GetPromptResult;
 use sterna_types::resources::ReadResourceResult;
 use sterna_types::result::{CacheScope, ResultType};
@@ -129,7 +128,7 @@ impl Failure {
     }
 }
 
-fn stamp(meta: &mut Option<ResultMeta>, info: &Arc<Implementation>) {
+fn stamp(meta: &mut Option<ResultMeta>, info: &SharedImplementation) {
     meta.get_or_insert_with(ResultMeta::default).server_info = Some(info.clone());
 }
 
@@ -147,7 +146,7 @@ impl Completed {
     }
 
     /// The result as 2026-07-28 sends it (see [`Payload::stamp_modern`]).
-    pub(crate) fn render_modern(mut self, info: &Arc<Implementation>) -> Box<RawValue> {
+    pub(crate) fn render_modern(mut self, info: &SharedImplementation) -> Box<RawValue> {
         self.payload.stamp_modern(info, self.cache);
         match self.payload {
             Payload::Tool(t) => render(&t),
@@ -172,7 +171,7 @@ impl Payload {
     /// and wing results are stamped as they are rendered.
     pub(crate) fn stamp_modern(
         &mut self,
-        info: &Arc<Implementation>,
+        info: &SharedImplementation,
         cache: Option<(Duration, CacheScope)>,
     ) {
         match self {
@@ -208,7 +207,7 @@ impl ExtReply {
 
     fn render_modern(
         mut self,
-        info: &Arc<Implementation>,
+        info: &SharedImplementation,
         cache: Option<(Duration, CacheScope)>,
     ) -> Map<String, Value> {
         let mut out = Map::with_capacity(self.members.len() + 3);
@@ -235,7 +234,7 @@ impl ExtReply {
 
 impl Outcome {
     /// The outcome as 2026-07-28 answers it.
-    pub(crate) fn render(self, info: &Arc<Implementation>) -> Result<Box<RawValue>, ErrorObject> {
+    pub(crate) fn render(self, info: &SharedImplementation) -> Result<Box<RawValue>, ErrorObject> {
         match self {
             Self::Complete(c) => Ok(c.render_modern(info)),
             Self::Failed(f) => Err(f.into_modern()),

@@ -25,7 +25,7 @@ impl Server {
 
     /// The server's self-description.
     pub fn info(&self) -> &Implementation {
-        self.info_arc()
+        self.shared_info()
     }
 
     /// The handle that announces list and resource changes to `subscriptions/listen`

@@ -90,7 +90,7 @@ pub(crate) struct Round<'s, 'a> {
 /// A new flow's id: 128 random bits.
 fn new_flow_id() -> [u8; 16] {
     let mut id = [0u8; 16];
-    crate::state::fill_id(&mut id);
+    crate::state::fill_unique(&mut id);
     id
 }
 

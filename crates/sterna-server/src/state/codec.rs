@@ -7,7 +7,8 @@
 //! is the same bytes (not base64), its associated data extended with the id it is stored
 //! under (see `stored.rs`).
 
-use super::keys::{StateKeys, fill_random};
+use super::keys::StateKeys;
+use super::random::fill_unique;
 use base64::Engine;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use chacha20poly1305::aead::AeadInOut;
@@ -190,7 +191,7 @@ pub(crate) fn seal_plain(
     buf[0] = VERSION;
     buf[1..5].copy_from_slice(&key.id);
     let mut nonce = [0u8; 24];
-    fill_random(&mut nonce);
+    fill_unique(&mut nonce);
     buf[5..HEADER].copy_from_slice(&nonce);
     let mut aad = Vec::with_capacity(97 + context.len());
     binding.aad(&key.id, &mut aad);
@@ -444,6 +445,33 @@ mod tests {
             open(&keys, &b, &relabelled, 4096, 1100, 0),
             Err(OpenError::Forged)
         );
+    }
+
+    #[test]
+    fn no_two_seals_share_a_nonce_across_threads() {
+        let keys = std::sync::Arc::new(StateKeys::ephemeral());
+        let d = [1u8; 32];
+        let threads: Vec<_> = (0..4)
+            .map(|_| {
+                let keys = keys.clone();
+                std::thread::spawn(move || {
+                    let b = binding("alice", "t", &d);
+                    (0..500)
+                        .map(|_| {
+                            let raw = URL_SAFE_NO_PAD.decode(seal(&keys, &b, &payload())).unwrap();
+                            <[u8; 24]>::try_from(&raw[5..HEADER]).unwrap()
+                        })
+                        .collect::<Vec<_>>()
+                })
+            })
+            .collect();
+        let mut seen = std::collections::HashSet::new();
+        for t in threads {
+            for nonce in t.join().unwrap() {
+                assert_ne!(nonce, [0u8; 24]);
+                assert!(seen.insert(nonce), "a nonce came out twice");
+            }
+        }
     }
 
     #[test]

@@ -31,7 +31,7 @@ pub(crate) use flow::{Refused, SealError};
 #[cfg(feature = "jwt")]
 pub(crate) use keys::fill_random;
 pub use keys::{KEY_LEN, KeyError, StateKeys};
-pub(crate) use random::fill_id;
+pub(crate) use random::fill_unique;
 #[cfg(any(feature = "legacy", feature = "tasks"))]
 pub(crate) use random::random_id;
 pub(crate) use replay::unix_now;

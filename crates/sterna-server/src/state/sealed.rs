@@ -2,7 +2,8 @@
 //! with the context (what the bytes belong to) as associated data. Task records are kept
 //! this way, so a shared store can neither read them nor forge, alter or swap them.
 
-use super::keys::{StateKeys, fill_random};
+use super::keys::StateKeys;
+use super::random::fill_unique;
 use chacha20poly1305::aead::AeadInOut;
 use chacha20poly1305::{Tag, XNonce};
 
@@ -25,7 +26,7 @@ fn aad(key_id: &[u8; 4], context: &[&str]) -> Vec<u8> {
 pub(crate) fn seal_bytes(keys: &StateKeys, context: &[&str], plain: &[u8]) -> Vec<u8> {
     let key = keys.sealing();
     let mut nonce = [0u8; 24];
-    fill_random(&mut nonce);
+    fill_unique(&mut nonce);
     let mut buf = Vec::with_capacity(HEADER + plain.len() + TAG);
     buf.push(VERSION);
     buf.extend_from_slice(&key.id);

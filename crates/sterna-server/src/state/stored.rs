@@ -11,7 +11,7 @@
 
 use super::codec::OpenError;
 use super::keys::StateKeys;
-use super::random::fill_id;
+use super::random::fill_unique;
 use base64::Engine;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use hmac::Mac;
@@ -46,7 +46,7 @@ pub(crate) fn mint(keys: &StateKeys) -> (Reference, String) {
     buf[0] = REFERENCE;
     buf[1..5].copy_from_slice(&key.id);
     let mut id = [0u8; ID];
-    fill_id(&mut id);
+    fill_unique(&mut id);
     buf[5..5 + ID].copy_from_slice(&id);
     let tag = key
         .mac

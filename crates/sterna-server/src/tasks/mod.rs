@@ -34,7 +34,7 @@ use futures_util::future::BoxFuture;
 use serde_json::value::RawValue;
 use sterna_types::capabilities::ServerCapabilities;
 use sterna_types::error::ErrorObject;
-use sterna_types::meta::{Implementation, RequestMeta};
+use sterna_types::meta::RequestMeta;
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
@@ -113,7 +113,7 @@ pub(crate) fn register(
     settings: &TypeMap,
     routes: &Routes,
     state: &StateConfig,
-    info: &std::sync::Arc<Implementation>,
+    info: &sterna_types::meta::SharedImplementation,
 ) {
     let wanted = routes.tools.values().any(|t| {
         t.settings

@@ -169,7 +169,7 @@ impl Runner<'_> {
     ) -> Ending {
         let complete = |t: CallToolResult| {
             let mut payload = Payload::Tool(t);
-            payload.stamp_modern(self.server.info_arc(), None);
+            payload.stamp_modern(self.server.shared_info(), None);
             let Payload::Tool(t) = payload else {
                 unreachable!("stamping keeps the kind")
             };

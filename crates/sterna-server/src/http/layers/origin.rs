@@ -95,14 +95,18 @@ fn allowed(policy: &OriginPolicy, headers: &HeaderMap, authority: Option<&str>) 
 }
 
 fn is_local_host(host: &str) -> bool {
-    let h = host.trim();
-    let name = if h.starts_with('[') {
+    let h = host.trim_ascii().as_bytes();
+    let name = if h.first() == Some(&b'[') {
         // `[::1]` or `[::1]:port`: the brackets stay part of the name.
-        h.find(']').map_or(h, |end| &h[..=end])
+        h.iter()
+            .position(|&b| b == b']')
+            .map_or(h, |end| &h[..=end])
     } else {
-        h.rsplit_once(':').map_or(h, |(n, _)| n)
+        h.iter()
+            .rposition(|&b| b == b':')
+            .map_or(h, |colon| &h[..colon])
     };
-    ["localhost", "127.0.0.1", "[::1]"]
+    [&b"localhost"[..], b"127.0.0.1", b"[::1]"]
         .iter()
         .any(|l| name.eq_ignore_ascii_case(l))
 }
@@ -125,6 +129,7 @@ mod tests {
             "127.0.0.1:80",
             "[::1]",
             "[::1]:8080",
+            " localhost:3000\t",
         ] {
             assert!(is_local_host(h), "{h}");
         }
@@ -135,6 +140,8 @@ mod tests {
             "[::1",
             "[::2]:80",
             "",
+            "127.0.0.1:80:90",
+            "evil.com:localhost",
         ] {
             assert!(!is_local_host(h), "{h}");
         }

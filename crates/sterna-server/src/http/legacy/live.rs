@@ -174,7 +174,7 @@ const MAX_STREAM_ID: u64 = (1 << 53) - 1;
 /// A random first stream id (one draw per session and process).
 fn random_start() -> u64 {
     let mut b = [0u8; 8];
-    crate::state::fill_id(&mut b);
+    crate::state::fill_unique(&mut b);
     u64::from_le_bytes(b) & (MAX_STREAM_ID >> 1)
 }
 

@@ -1,0 +1,111 @@
+//! An implementation descriptor shared by many results and written as JSON once.
+
+use super::Implementation;
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
+use serde_json::value::RawValue;
+use std::fmt;
+use std::ops::Deref;
+use std::sync::Arc;
+
+/// An [`Implementation`] shared between many messages, with its JSON rendered when it is
+/// made: a server stamps its own on every result's `_meta`, and writing it with
+/// `serde_json` is then a copy of those bytes. Reads as the [`Implementation`] it holds.
+#[derive(Clone)]
+pub struct SharedImplementation(Arc<Rendered>);
+
+struct Rendered {
+    info: Implementation,
+    json: Box<RawValue>,
+}
+
+impl SharedImplementation {
+    /// Shares `info`, rendering its JSON.
+    pub fn new(info: Implementation) -> Self {
+        let json = serde_json::value::to_raw_value(&info).expect("an implementation serializes");
+        Self(Arc::new(Rendered { info, json }))
+    }
+
+    /// The implementation.
+    pub fn get(&self) -> &Implementation {
+        &self.0.info
+    }
+}
+
+impl From<Implementation> for SharedImplementation {
+    fn from(info: Implementation) -> Self {
+        Self::new(info)
+    }
+}
+
+impl Deref for SharedImplementation {
+    type Target = Implementation;
+    fn deref(&self) -> &Implementation {
+        &self.0.info
+    }
+}
+
+impl fmt::Debug for SharedImplementation {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        self.0.info.fmt(f)
+    }
+}
+
+impl PartialEq for SharedImplementation {
+    fn eq(&self, other: &Self) -> bool {
+        self.0.info == other.0.info
+    }
+}
+
+impl Serialize for SharedImplementation {
+    /// `serde_json` writes the rendered bytes; any other format gets the fields (a raw JSON
+    /// value means something only to `serde_json`).
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        if std::any::type_name::<S>().contains("serde_json::") {
+            self.0.json.serialize(s)
+        } else {
+            self.0.info.serialize(s)
+        }
+    }
+}
+
+impl<'de> Deserialize<'de> for SharedImplementation {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        Implementation::deserialize(d).map(Self::new)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn info() -> Implementation {
+        Implementation {
+            title: Some("Quote \" and \u{e9}".into()),
+            ..Implementation::new("srv", "1.0")
+        }
+    }
+
+    #[test]
+    fn written_as_the_implementation_is() {
+        let shared = SharedImplementation::new(info());
+        assert_eq!(
+            serde_json::to_string(&shared).unwrap(),
+            serde_json::to_string(&info()).unwrap()
+        );
+        assert_eq!(
+            serde_json::to_value(&shared).unwrap(),
+            serde_json::to_value(info()).unwrap()
+        );
+        let back: SharedImplementation =
+            serde_json::from_str(&serde_json::to_string(&shared).unwrap()).unwrap();
+        assert_eq!(back, shared);
+        assert_eq!(back.title.as_deref(), Some("Quote \" and \u{e9}"));
+    }
+
+    #[test]
+    fn other_formats_get_the_fields() {
+        let shared = SharedImplementation::new(info());
+        let bytes = postcard::to_allocvec(&shared).unwrap();
+        assert_eq!(bytes, postcard::to_allocvec(&info()).unwrap());
+    }
+}
