@@ -2,8 +2,8 @@
 
 use super::body::McpBody;
 use crate::server::Response as RpcResponse;
-use http::header::CONTENT_TYPE;
-use http::{HeaderValue, Response, StatusCode};
+use http::header::{CACHE_CONTROL, CONTENT_TYPE};
+use http::{HeaderName, HeaderValue, Response, StatusCode};
 use sterna_types::error::{ErrorCode, ErrorObject};
 use sterna_types::jsonrpc::{ErrorResponseRef, RequestId};
 
@@ -44,12 +44,15 @@ pub(crate) fn plain(status: StatusCode) -> Response<McpBody> {
     r
 }
 
+/// Tells nginx not to buffer the stream (named once, not parsed per response).
+const X_ACCEL_BUFFERING: HeaderName = HeaderName::from_static("x-accel-buffering");
+
 pub(crate) fn sse_response(body: McpBody) -> Response<McpBody> {
     let mut r = Response::new(body);
     let h = r.headers_mut();
     h.insert(CONTENT_TYPE, HeaderValue::from_static("text/event-stream"));
-    h.insert("cache-control", HeaderValue::from_static("no-cache"));
-    h.insert("x-accel-buffering", HeaderValue::from_static("no"));
+    h.insert(CACHE_CONTROL, HeaderValue::from_static("no-cache"));
+    h.insert(X_ACCEL_BUFFERING, HeaderValue::from_static("no"));
     r
 }
 
