@@ -175,34 +175,39 @@ impl HttpServer {
     /// (out of file descriptors) is retried after a growing pause (up to 1 s) and logged
     /// once per 10 s. At startup, [`Server::check_single_use`] logs an error when
     /// single-use tools cannot be protected.
-    pub async fn serve_with_shutdown(
+    ///
+    /// The future is boxed: a `main` that awaits it keeps a small stack (the server's
+    /// state is on the heap, not copied down the runtime's `block_on`).
+    pub fn serve_with_shutdown(
         self,
         listener: TcpListener,
         shutdown: impl Future<Output = ()> + Send,
-    ) -> io::Result<()> {
-        let server = self.server.clone();
-        // Says at startup (in the log) when single-use tools cannot be protected.
-        let _ = server.check_single_use().await;
-        let limit = listen::connection_limit(self.config.max_connections);
-        let accept = Arc::new(self.accept(limit));
-        tracing::debug!(max_connections = limit, "serving");
-        let mut shutdown = std::pin::pin!(shutdown);
-        tokio::select! {
-            () = accept.run(&listener) => {}
-            () = &mut shutdown => {}
-        }
-        drop(listener);
-        server.close_subscriptions();
-        accept.shutdown.cancel();
-        // Every connection holds a permit until it has ended.
-        let all = u32::try_from(limit).unwrap_or(u32::MAX);
-        tokio::select! {
-            _ = accept.permits.acquire_many(all) => {}
-            () = tokio::time::sleep(Duration::from_secs(30)) => {
-                tracing::warn!("requests still in flight after 30 s; stopping anyway");
+    ) -> impl Future<Output = io::Result<()>> + Send {
+        Box::pin(async move {
+            let server = self.server.clone();
+            // Says at startup (in the log) when single-use tools cannot be protected.
+            let _ = server.check_single_use().await;
+            let limit = listen::connection_limit(self.config.max_connections);
+            let accept = Arc::new(self.accept(limit));
+            tracing::debug!(max_connections = limit, "serving");
+            let mut shutdown = std::pin::pin!(shutdown);
+            tokio::select! {
+                () = accept.run(&listener) => {}
+                () = &mut shutdown => {}
             }
-        }
-        Ok(())
+            drop(listener);
+            server.close_subscriptions();
+            accept.shutdown.cancel();
+            // Every connection holds a permit until it has ended.
+            let all = u32::try_from(limit).unwrap_or(u32::MAX);
+            tokio::select! {
+                _ = accept.permits.acquire_many(all) => {}
+                () = tokio::time::sleep(Duration::from_secs(30)) => {
+                    tracing::warn!("requests still in flight after 30 s; stopping anyway");
+                }
+            }
+            Ok(())
+        })
     }
 
     /// The accept loop's settings.

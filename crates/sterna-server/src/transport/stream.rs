@@ -42,13 +42,15 @@ impl Default for StreamOptions {
 }
 
 /// Serves `server` on stdin/stdout until stdin closes. Logs belong on stderr.
+///
+/// The stream's state is boxed: a `main` that awaits this keeps a small stack.
 pub async fn serve_stdio(server: Server) -> io::Result<()> {
-    serve_stream(
+    Box::pin(serve_stream(
         server,
         tokio::io::stdin(),
         tokio::io::stdout(),
         StreamOptions::default(),
-    )
+    ))
     .await
 }
 
