@@ -57,15 +57,24 @@ impl PartialEq for SharedImplementation {
 }
 
 impl Serialize for SharedImplementation {
-    /// `serde_json` writes the rendered bytes; any other format gets the fields (a raw JSON
-    /// value means something only to `serde_json`).
+    /// `serde_json`'s compact writer copies the rendered bytes; any other serializer (the
+    /// pretty writer, `to_value`, other formats) gets the fields.
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        if std::any::type_name::<S>().contains("serde_json::") {
+        if compact_json::<S>() {
             self.0.json.serialize(s)
         } else {
             self.0.info.serialize(s)
         }
     }
+}
+
+/// Whether `S` is `serde_json`'s writer with its default, compact formatter: its type's name
+/// is `&mut serde_json::ser::Serializer<W>`, where a formatter given would follow `W` after a
+/// comma. A name of another shape gives `false` and the fields are written (the tests pin
+/// both paths).
+fn compact_json<S>() -> bool {
+    let name = std::any::type_name::<S>();
+    name.starts_with("&mut serde_json::ser::Serializer<") && !name.contains(", ")
 }
 
 impl<'de> Deserialize<'de> for SharedImplementation {
@@ -93,6 +102,10 @@ mod tests {
             serde_json::to_string(&info()).unwrap()
         );
         assert_eq!(
+            serde_json::to_string_pretty(&shared).unwrap(),
+            serde_json::to_string_pretty(&info()).unwrap()
+        );
+        assert_eq!(
             serde_json::to_value(&shared).unwrap(),
             serde_json::to_value(info()).unwrap()
         );
@@ -100,6 +113,19 @@ mod tests {
             serde_json::from_str(&serde_json::to_string(&shared).unwrap()).unwrap();
         assert_eq!(back, shared);
         assert_eq!(back.title.as_deref(), Some("Quote \" and \u{e9}"));
+    }
+
+    #[test]
+    fn the_compact_writer_copies_the_rendering() {
+        // The rendering, not the fields: a copy whose text differs shows which was written.
+        let mut shared = SharedImplementation::new(info());
+        Arc::get_mut(&mut shared.0).unwrap().json =
+            RawValue::from_string(r#"{"name":"rendered","version":"1"}"#.into()).unwrap();
+        let out = serde_json::to_string(&shared).unwrap();
+        assert_eq!(out, r#"{"name":"rendered","version":"1"}"#);
+        let mut buf = Vec::new();
+        serde_json::to_writer(&mut buf, &[&shared]).unwrap();
+        assert_eq!(buf, br#"[{"name":"rendered","version":"1"}]"#);
     }
 
     #[test]
