@@ -5,29 +5,33 @@ use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use serde_json::value::RawValue;
 use std::fmt;
 use std::ops::Deref;
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 
-/// An [`Implementation`] shared between many messages, with its JSON rendered when it is
-/// made: a server stamps its own on every result's `_meta`, and writing it with
-/// `serde_json` is then a copy of those bytes. Reads as the [`Implementation`] it holds.
+/// An [`Implementation`] shared between many messages, with its JSON rendered the first
+/// time it is written: a server stamps its own on every result's `_meta`, and writing it
+/// with `serde_json` is then a copy of those bytes (one that is only read, such as a peer's
+/// `serverInfo`, is never rendered). Reads as the [`Implementation`] it holds.
 #[derive(Clone)]
 pub struct SharedImplementation(Arc<Rendered>);
 
 struct Rendered {
     info: Implementation,
-    json: Box<RawValue>,
+    json: OnceLock<Box<RawValue>>,
 }
 
 impl SharedImplementation {
-    /// Shares `info`, rendering its JSON.
+    /// Shares `info`.
     pub fn new(info: Implementation) -> Self {
-        let json = serde_json::value::to_raw_value(&info).expect("an implementation serializes");
-        Self(Arc::new(Rendered { info, json }))
+        Self(Arc::new(Rendered {
+            info,
+            json: OnceLock::new(),
+        }))
     }
 
-    /// The implementation.
-    pub fn get(&self) -> &Implementation {
-        &self.0.info
+    fn rendered(&self) -> &RawValue {
+        self.0.json.get_or_init(|| {
+            serde_json::value::to_raw_value(&self.0.info).expect("an implementation serializes")
+        })
     }
 }
 
@@ -61,7 +65,7 @@ impl Serialize for SharedImplementation {
     /// pretty writer, `to_value`, other formats) gets the fields.
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         if compact_json::<S>() {
-            self.0.json.serialize(s)
+            self.rendered().serialize(s)
         } else {
             self.0.info.serialize(s)
         }
@@ -119,13 +123,36 @@ mod tests {
     fn the_compact_writer_copies_the_rendering() {
         // The rendering, not the fields: a copy whose text differs shows which was written.
         let mut shared = SharedImplementation::new(info());
-        Arc::get_mut(&mut shared.0).unwrap().json =
-            RawValue::from_string(r#"{"name":"rendered","version":"1"}"#.into()).unwrap();
+        let rendered = RawValue::from_string(r#"{"name":"rendered","version":"1"}"#.into());
+        Arc::get_mut(&mut shared.0).unwrap().json = OnceLock::from(rendered.unwrap());
         let out = serde_json::to_string(&shared).unwrap();
         assert_eq!(out, r#"{"name":"rendered","version":"1"}"#);
         let mut buf = Vec::new();
         serde_json::to_writer(&mut buf, &[&shared]).unwrap();
         assert_eq!(buf, br#"[{"name":"rendered","version":"1"}]"#);
+    }
+
+    #[test]
+    fn a_peers_malformed_server_info_is_refused_and_never_rendered() {
+        for bad in [
+            r#"{"name":5,"version":"1"}"#,
+            r#"{"name":"srv"}"#,
+            r#""srv""#,
+            r#"{"name":"srv","version":"1","icons":"no"}"#,
+        ] {
+            assert!(
+                serde_json::from_str::<SharedImplementation>(bad).is_err(),
+                "{bad}"
+            );
+        }
+        // Unknown members are dropped, as `Implementation` drops them; reading renders nothing.
+        let read: SharedImplementation =
+            serde_json::from_str(r#"{"name":"srv","version":"1","x-extra":[1,2]}"#).unwrap();
+        assert!(read.0.json.get().is_none());
+        assert_eq!(
+            serde_json::to_string(&read).unwrap(),
+            r#"{"name":"srv","version":"1"}"#
+        );
     }
 
     #[test]
