@@ -1,6 +1,7 @@
 //! The response body: a complete JSON document, or an SSE stream that carries the
 //! request's notifications and ends with its response.
 
+use crate::server::Notifications;
 use crate::server::places::Place;
 use bytes::Bytes;
 use http_body::{Body, Frame, SizeHint};
@@ -10,7 +11,6 @@ use std::future::Future;
 use std::pin::Pin;
 use std::task::{Context, Poll};
 use std::time::Duration;
-use tokio::sync::mpsc;
 use tokio::time::{Instant, Sleep};
 
 /// What produces the final message of a stream: `None` when the request was cancelled
@@ -68,7 +68,7 @@ impl McpBody {
     /// with what `fin` produces.
     pub(crate) fn sse(
         first: Vec<u8>,
-        notifications: mpsc::Receiver<Vec<u8>>,
+        notifications: Notifications,
         fin: Final,
         keep_alive: Duration,
     ) -> Self {
@@ -121,7 +121,7 @@ fn event(json: &[u8]) -> Bytes {
 }
 
 struct SseStream {
-    notifications: Option<mpsc::Receiver<Vec<u8>>>,
+    notifications: Option<Notifications>,
     fin: Option<Final>,
     queued: VecDeque<Bytes>,
     keep_alive: Duration,
@@ -160,7 +160,7 @@ impl SseStream {
                 self.fin = None;
                 // Notifications sent before the response come first.
                 if let Some(rx) = &mut self.notifications {
-                    while let Ok(n) = rx.try_recv() {
+                    while let Some(n) = rx.try_recv() {
                         self.queued.push_back(event(&n));
                     }
                 }

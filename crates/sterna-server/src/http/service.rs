@@ -354,7 +354,7 @@ impl Shared {
                 // No era answers it: it cannot be an answer to a pushed question.
                 return *self.in_flight.refusal();
             }
-            let (notifier, notifications) = Notifier::deferred(64);
+            let (notifier, notifications) = Notifier::queued(64);
             let shared = self.clone();
             let sse_ok = incoming.accepts.sse;
             let work = shared.answer(incoming, bytes, notifier);
@@ -393,8 +393,7 @@ impl Shared {
                         continue;
                     }
                     let fin: Final = Box::pin(work.map(Done::into_final));
-                    let rest = notifications.into_receiver();
-                    return sse_response(McpBody::sse(first, rest, fin, self.keep_alive));
+                    return sse_response(McpBody::sse(first, notifications, fin, self.keep_alive));
                 }
             }
         }

@@ -33,6 +33,8 @@ pub(crate) mod prepare;
 pub(crate) mod principal;
 mod prompt;
 mod public;
+#[cfg(feature = "http")]
+mod queue;
 pub(crate) mod quota;
 mod registry;
 pub(crate) mod request;

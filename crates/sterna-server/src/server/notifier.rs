@@ -1,13 +1,11 @@
 //! Where a request's notifications go, and the receiving end a transport reads them from.
 //!
-//! Most requests never notify. `Notifier::deferred` (the HTTP endpoint's) makes the channel
-//! at the first notification instead of with every request: until then both ends share
-//! small cells, and the receiving end (`Notifications`) is woken when the channel opens.
+//! The HTTP endpoint gives each request a [`Notifier::queued`]: a small bounded queue
+//! ([`super::queue`]) made with the request, whose buffer comes with the first
+//! notification (most requests never notify).
 
 #[cfg(feature = "http")]
-use std::sync::{Arc, Mutex, OnceLock, Weak};
-#[cfg(feature = "http")]
-use tokio::sync::Notify;
+use super::queue;
 use tokio::sync::mpsc;
 
 /// Where a request's notifications (progress, log messages) go: the stream of that
@@ -22,25 +20,7 @@ pub struct Notifier(Route);
 enum Route {
     Channel(mpsc::Sender<Vec<u8>>),
     #[cfg(feature = "http")]
-    Deferred(Arc<Deferred>),
-}
-
-#[cfg(feature = "http")]
-/// The sending side of a channel made at the first notification; dropped with the last
-/// notifier, which closes the channel (or tells a receiving end still waiting for it).
-#[derive(Debug)]
-struct Deferred {
-    capacity: usize,
-    tx: OnceLock<mpsc::Sender<Vec<u8>>>,
-    opened: Arc<Opened>,
-}
-
-#[cfg(feature = "http")]
-/// The receiving end until [`Notifications`] takes it, and its wake-up.
-#[derive(Debug, Default)]
-struct Opened {
-    rx: Mutex<Option<mpsc::Receiver<Vec<u8>>>>,
-    notify: Notify,
+    Queue(queue::Sender),
 }
 
 impl Notifier {
@@ -56,132 +36,55 @@ impl Notifier {
     }
 
     #[cfg(feature = "http")]
-    /// A notifier whose channel (holding up to `capacity` messages) is made when it first
-    /// sends, and the receiving end.
-    pub(crate) fn deferred(capacity: usize) -> (Self, Notifications) {
-        let opened = Arc::new(Opened::default());
-        let cell = Arc::new(Deferred {
-            capacity,
-            tx: OnceLock::new(),
-            opened: opened.clone(),
-        });
-        let rx = Notifications {
-            cell: Arc::downgrade(&cell),
-            opened,
-            rx: None,
-        };
-        (Self(Route::Deferred(cell)), rx)
+    /// A notifier whose queue holds up to `capacity` messages, and the receiving end.
+    pub(crate) fn queued(capacity: usize) -> (Self, Notifications) {
+        let (tx, rx) = queue::queue(capacity);
+        (Self(Route::Queue(tx)), Notifications(rx))
     }
 
-    #[cfg_attr(
-        not(feature = "http"),
-        allow(
-            clippy::infallible_destructuring_match,
-            reason = "the deferred route comes with the http feature"
-        )
-    )]
+    /// Sends a notification, waiting while its stream is full; a stream that is gone
+    /// means the request is gone, and there is nobody left to tell.
     pub(crate) async fn send(&self, bytes: Vec<u8>) {
-        let tx = match &self.0 {
-            Route::Channel(tx) => tx,
+        match &self.0 {
+            Route::Channel(tx) => {
+                let _ = tx.send(bytes).await;
+            }
             #[cfg(feature = "http")]
-            Route::Deferred(cell) => cell.sender(),
-        };
-        // A closed stream means the request is gone; there is nobody left to tell.
-        let _ = tx.send(bytes).await;
+            Route::Queue(tx) => tx.send(bytes).await,
+        }
     }
 }
 
 #[cfg(feature = "http")]
-impl Deferred {
-    fn sender(&self) -> &mpsc::Sender<Vec<u8>> {
-        self.tx.get_or_init(|| {
-            let (tx, rx) = mpsc::channel(self.capacity);
-            *self.opened.slot() = Some(rx);
-            self.opened.notify.notify_one();
-            tx
-        })
-    }
-}
-
-#[cfg(feature = "http")]
-impl Drop for Deferred {
-    /// A receiving end waiting for a channel that no notifier opened learns there is none.
-    fn drop(&mut self) {
-        self.opened.notify.notify_one();
-    }
-}
-
-#[cfg(feature = "http")]
-impl Opened {
-    fn slot(&self) -> std::sync::MutexGuard<'_, Option<mpsc::Receiver<Vec<u8>>>> {
-        self.rx.lock().unwrap_or_else(|e| e.into_inner())
-    }
-}
-
-#[cfg(feature = "http")]
-/// The receiving end of a [`Notifier::deferred`]: nothing until the first notification.
+/// The receiving end of a [`Notifier::queued`].
 #[derive(Debug)]
-pub(crate) struct Notifications {
-    cell: Weak<Deferred>,
-    opened: Arc<Opened>,
-    rx: Option<mpsc::Receiver<Vec<u8>>>,
-}
+pub(crate) struct Notifications(queue::Receiver);
 
 #[cfg(feature = "http")]
 impl Notifications {
     /// The next notification; `None` once every notifier is gone and everything sent was
     /// read. Cancel-safe.
     pub(crate) async fn recv(&mut self) -> Option<Vec<u8>> {
-        if self.rx.is_none() {
-            self.rx = Some(self.opened().await?);
-        }
-        self.rx.as_mut()?.recv().await
+        self.0.recv().await
+    }
+
+    /// [`Notifications::recv`] as a poll, for a body that reads them.
+    pub(crate) fn poll_recv(
+        &mut self,
+        cx: &mut std::task::Context<'_>,
+    ) -> std::task::Poll<Option<Vec<u8>>> {
+        self.0.poll_recv(cx)
     }
 
     /// A notification already sent, if any.
     pub(crate) fn try_recv(&mut self) -> Option<Vec<u8>> {
-        self.take();
-        self.rx.as_mut()?.try_recv().ok()
+        self.0.try_recv()
     }
 
     /// Whether nothing was sent that is still to be read.
     #[cfg(feature = "legacy")]
     pub(crate) fn is_empty(&mut self) -> bool {
-        self.take();
-        self.rx.as_ref().is_none_or(|rx| rx.is_empty())
-    }
-
-    /// The channel's receiving end (opened now if no notification opened it), for a
-    /// stream that goes on reading after the request's first turn.
-    pub(crate) fn into_receiver(mut self) -> mpsc::Receiver<Vec<u8>> {
-        if let Some(cell) = self.cell.upgrade() {
-            cell.sender();
-        }
-        self.take();
-        // No notifier is left and none ever sent: a channel already closed.
-        self.rx.unwrap_or_else(|| mpsc::channel(1).1)
-    }
-
-    fn take(&mut self) {
-        if self.rx.is_none() {
-            self.rx = self.opened.slot().take();
-        }
-    }
-
-    /// The receiving end once a notification opened the channel; `None` when every
-    /// notifier went without sending.
-    async fn opened(&self) -> Option<mpsc::Receiver<Vec<u8>>> {
-        loop {
-            let woken = self.opened.notify.notified();
-            if let Some(rx) = self.opened.slot().take() {
-                return Some(rx);
-            }
-            if self.cell.strong_count() == 0 {
-                // No notifier can open it any more; one may have just before it went.
-                return self.opened.slot().take();
-            }
-            woken.await;
-        }
+        self.0.is_empty()
     }
 }
 
@@ -192,13 +95,9 @@ mod tests {
     use std::time::Duration;
 
     #[tokio::test]
-    async fn nothing_is_made_until_the_first_notification() {
-        let (n, mut rx) = Notifier::deferred(4);
-        let Route::Deferred(cell) = &n.0 else {
-            panic!("a deferred notifier")
-        };
+    async fn each_notification_is_read_once() {
+        let (n, mut rx) = Notifier::queued(4);
         assert_eq!(rx.try_recv(), None);
-        assert!(cell.tx.get().is_none(), "reading made no channel");
         n.send(b"one".to_vec()).await;
         assert_eq!(rx.try_recv().as_deref(), Some(&b"one"[..]));
         assert_eq!(rx.try_recv(), None);
@@ -207,7 +106,7 @@ mod tests {
     #[cfg(feature = "legacy")]
     #[tokio::test]
     async fn empty_until_something_is_sent_and_after_it_is_read() {
-        let (n, mut rx) = Notifier::deferred(4);
+        let (n, mut rx) = Notifier::queued(4);
         assert!(rx.is_empty());
         n.send(b"one".to_vec()).await;
         assert!(!rx.is_empty());
@@ -217,7 +116,7 @@ mod tests {
 
     #[tokio::test]
     async fn a_waiting_receiver_wakes_at_the_first_notification() {
-        let (n, mut rx) = Notifier::deferred(4);
+        let (n, mut rx) = Notifier::queued(4);
         let waiting = tokio::spawn(async move {
             let first = rx.recv().await;
             (first, rx.recv().await)
@@ -234,7 +133,7 @@ mod tests {
 
     #[tokio::test]
     async fn a_receive_dropped_while_waiting_loses_nothing() {
-        let (n, mut rx) = Notifier::deferred(4);
+        let (n, mut rx) = Notifier::queued(4);
         // The select drops the pending receive, as an endpoint's loop does each turn.
         tokio::select! {
             biased;
@@ -248,7 +147,7 @@ mod tests {
 
     #[tokio::test]
     async fn the_channel_ends_when_every_notifier_is_gone() {
-        let (n, mut rx) = Notifier::deferred(4);
+        let (n, mut rx) = Notifier::queued(4);
         n.send(b"one".to_vec()).await;
         drop(n);
         assert_eq!(rx.recv().await.as_deref(), Some(&b"one"[..]));
@@ -257,7 +156,7 @@ mod tests {
 
     #[tokio::test]
     async fn notifiers_gone_without_sending_end_a_waiting_receiver() {
-        let (n, mut rx) = Notifier::deferred(4);
+        let (n, mut rx) = Notifier::queued(4);
         let second = n.clone();
         let waiting = tokio::spawn(async move { rx.recv().await });
         for _ in 0..4 {
@@ -267,24 +166,14 @@ mod tests {
         drop(second);
         let got = tokio::time::timeout(Duration::from_secs(5), waiting).await;
         assert_eq!(got.expect("woken").expect("no panic"), None);
-        let (n, rx) = Notifier::deferred(4);
-        drop(n);
-        assert_eq!(rx.into_receiver().recv().await, None);
-    }
-
-    #[tokio::test]
-    async fn a_receiver_taken_before_any_notification_still_gets_them() {
-        let (n, rx) = Notifier::deferred(4);
-        let mut rx = rx.into_receiver();
-        n.send(b"one".to_vec()).await;
-        assert_eq!(rx.recv().await.as_deref(), Some(&b"one"[..]));
+        let (n, mut rx) = Notifier::queued(4);
         drop(n);
         assert_eq!(rx.recv().await, None);
     }
 
     #[tokio::test]
-    async fn the_capacity_bounds_the_deferred_channel() {
-        let (n, mut rx) = Notifier::deferred(2);
+    async fn the_capacity_bounds_the_queue() {
+        let (n, mut rx) = Notifier::queued(2);
         n.send(b"1".to_vec()).await;
         n.send(b"2".to_vec()).await;
         let third = n.send(b"3".to_vec()).now_or_never();

@@ -5,6 +5,8 @@
 //! and surplus streams are swept when the map has doubled since the last sweep, reached
 //! its cap, or a window after the last sweep (a sweep visits n streams after at least n/2
 //! insertions), so nothing outlives its window by more than one window or one doubling.
+//! What a sweep forgets is dropped two streams per new stream (at most `cap` wait), so that
+//! the memory of one stream that ends is reused by the next.
 
 use super::log::StreamLog;
 use crate::fast_map::FastMap;
@@ -24,6 +26,11 @@ pub(crate) struct Kept {
     cap: usize,
     /// How many streams the last sweep kept, and when it ran.
     swept: (usize, Instant),
+    /// Streams a sweep forgot (at most `cap`), dropped two at a time as new streams
+    /// come: a sweep that dropped dozens of logs at once would free more memory than the
+    /// allocator's per-thread cache takes back, where a log dropped as the next is made
+    /// is recycled.
+    forgotten: Vec<Arc<StreamLog>>,
     /// How many streams the sweeps have looked at (the cost the tests bound).
     #[cfg(test)]
     visits: usize,
@@ -37,6 +44,7 @@ impl Kept {
             max_ended,
             cap: max_ended.saturating_add(max_running).max(1),
             swept: (0, Instant::now()),
+            forgotten: Vec::new(),
             #[cfg(test)]
             visits: 0,
         }
@@ -44,6 +52,8 @@ impl Kept {
 
     /// Keeps a new stream; streams ended more than `window` ago are forgotten.
     pub(crate) fn insert(&mut self, id: u64, log: Arc<StreamLog>, window: Duration) {
+        self.forgotten.pop();
+        self.forgotten.pop();
         let now = Instant::now();
         let (kept, at) = self.swept;
         let len = self.map.len();
@@ -74,21 +84,24 @@ impl Kept {
             self.visits += self.map.len();
         }
         let mut ended: Vec<(Instant, u64)> = Vec::new();
-        self.map.retain(|id, log| match log.ended_at() {
-            Some(t) if now.saturating_duration_since(t) >= window => false,
+        let expired = self.map.extract_if(|id, log| match log.ended_at() {
+            Some(t) if now.saturating_duration_since(t) >= window => true,
             Some(t) => {
                 ended.push((t, *id));
-                true
+                false
             }
-            None => true,
+            None => false,
         });
+        self.forgotten.extend(expired.map(|(_, log)| log));
         if ended.len() > self.max_ended {
             ended.sort_unstable();
             let forget = ended.len() - self.max_ended / 2;
             for (_, id) in &ended[..forget] {
-                self.map.remove(id);
+                self.forgotten.extend(self.map.remove(id));
             }
         }
+        // However rarely new streams come, the logs waiting to be dropped stay bounded.
+        self.forgotten.truncate(self.cap);
         self.swept = (self.map.len(), now);
     }
 }
@@ -180,6 +193,35 @@ mod tests {
             "the oldest ended stream is forgotten"
         );
         assert!(kept.visits <= 10 * n as usize, "{} visits", kept.visits);
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn forgotten_streams_are_dropped_as_new_ones_come_and_never_pile_up() {
+        let mut kept = Kept::new(8, 4);
+        let first = Arc::downgrade(&stream(&mut kept, 0, WINDOW));
+        kept.get(0).expect("kept").finish(None);
+        let mut forgotten_at = None;
+        for id in 1..1000 {
+            stream(&mut kept, id, WINDOW).finish(None);
+            assert!(kept.forgotten.len() <= kept.cap, "{}", kept.forgotten.len());
+            if forgotten_at.is_none() && kept.get(0).is_none() {
+                forgotten_at = Some(id);
+            }
+        }
+        let at = forgotten_at.expect("the oldest stream is forgotten");
+        assert!(at < 20, "forgotten at the {at}th stream");
+        assert!(first.upgrade().is_none(), "and its log dropped");
+        // Nothing new comes for a window: the next stream's sweep forgets every ended one,
+        // and the following streams drop them.
+        tokio::time::advance(WINDOW).await;
+        let weak: Vec<_> = (990..1000)
+            .filter_map(|id| kept.get(id))
+            .map(|log| Arc::downgrade(&log))
+            .collect();
+        for id in 1000..1000 + kept.cap as u64 {
+            stream(&mut kept, id, WINDOW);
+        }
+        assert!(weak.iter().all(|w| w.upgrade().is_none()), "all dropped");
     }
 
     #[tokio::test(start_paused = true)]

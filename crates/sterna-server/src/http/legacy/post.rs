@@ -269,7 +269,7 @@ impl LegacyHttp {
         let started = match live.register(&id) {
             Ok(cancel) => {
                 let cut = CancellationToken::new();
-                let (notifier, rx) = Notifier::deferred(64);
+                let (notifier, rx) = Notifier::queued(64);
                 let env = RequestEnv::cancelled_by(cancel.clone())
                     .principal(principal)
                     .notifier(notifier)
