@@ -218,11 +218,12 @@ impl Lives {
         }
     }
 
-    /// The live parts of session `id`, created when this process has none yet.
-    pub(crate) fn get(&self, id: &str) -> Arc<Live> {
+    /// The live parts of session `id` (created when this process has none yet), used as
+    /// of `now`.
+    pub(crate) fn get_at(&self, id: &str, now: Instant) -> Arc<Live> {
         let mut map = lock(&self.map);
         if let Some((live, used)) = map.get_mut(id) {
-            *used = Instant::now();
+            *used = now;
             return live.clone();
         }
         let entry = map.entry(id.to_owned()).or_insert_with(|| {
@@ -236,7 +237,7 @@ impl Lives {
                 Instant::now(),
             )
         });
-        entry.1 = Instant::now();
+        entry.1 = now;
         let live = entry.0.clone();
         live_sessions(map.len());
         live
@@ -263,7 +264,11 @@ impl Lives {
 
     /// Ends the sessions unused for `idle` that run nothing (at most every `idle / 2`).
     pub(crate) fn sweep(&self, idle: Duration) {
-        let now = Instant::now();
+        self.sweep_at(idle, Instant::now());
+    }
+
+    /// [`Lives::sweep`] as of `now`.
+    pub(crate) fn sweep_at(&self, idle: Duration, now: Instant) {
         {
             let mut swept = lock(&self.swept);
             if swept.is_some_and(|t| now.duration_since(t) < idle / 2) {

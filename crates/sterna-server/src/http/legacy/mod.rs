@@ -128,7 +128,9 @@ impl LegacyHttp {
         headers: &HeaderMap,
         principal: &Principal,
     ) -> Result<Option<Found>, Response<McpBody>> {
-        self.lives.sweep(self.config.idle);
+        // One clock read serves the sweep and the session's use.
+        let now = tokio::time::Instant::now();
+        self.lives.sweep_at(self.config.idle, now);
         let Some(id) = headers.get(&SESSION_ID) else {
             return Ok(None);
         };
@@ -150,7 +152,7 @@ impl LegacyHttp {
         };
         Ok(Some(Found {
             id: id.to_owned(),
-            live: self.lives.get(id),
+            live: self.lives.get_at(id, now),
             record,
             owner,
         }))

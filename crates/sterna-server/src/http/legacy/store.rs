@@ -167,9 +167,13 @@ impl MemorySessionStore {
     }
 
     fn lock(&self) -> std::sync::MutexGuard<'_, Inner> {
+        self.lock_at(Instant::now())
+    }
+
+    /// The map, swept of expired sessions if a second has passed since the last sweep.
+    fn lock_at(&self, now: Instant) -> std::sync::MutexGuard<'_, Inner> {
         let mut inner = self.inner.lock().unwrap_or_else(|p| p.into_inner());
         // Expired sessions go at most once a second, whatever else happens.
-        let now = Instant::now();
         let mut swept = self.swept.lock().unwrap_or_else(|p| p.into_inner());
         if now.duration_since(*swept) >= Duration::from_secs(1) {
             *swept = now;
@@ -218,8 +222,8 @@ impl MemorySessionStore {
     }
 
     fn get(&self, id: &str, idle: Duration) -> Option<Arc<SessionRecord>> {
-        let mut inner = self.lock();
         let now = Instant::now();
+        let mut inner = self.lock_at(now);
         match inner.map.get_mut(id) {
             Some(e) if e.until > now => {
                 e.until = now + idle;
