@@ -19,6 +19,8 @@ pub struct Stream {
     pub headers: HeaderMap,
     body: hyper::body::Incoming,
     buf: String,
+    /// SSE comments (keep-alives) skipped so far.
+    pub comments: usize,
 }
 
 /// One SSE event: its id and its data (empty data for priming events).
@@ -35,6 +37,7 @@ impl Stream {
             if let Some(end) = self.buf.find("\n\n") {
                 let raw: String = self.buf.drain(..end + 2).collect();
                 if raw.starts_with(':') {
+                    self.comments += 1;
                     continue;
                 }
                 let id = raw
@@ -133,6 +136,7 @@ pub async fn send(
         headers: parts.headers,
         body,
         buf: String::new(),
+        comments: 0,
     }
 }
 
@@ -226,6 +230,44 @@ async fn a_session_pushes_a_question_and_the_handler_completes() {
     // A 2026 request on the same endpoint is served statelessly.
     let r = post(s.addr, &call(3, "add", json!({"a": 1, "b": 2}))).await;
     assert_eq!(r.json()["result"]["resultType"], "complete");
+    s.shutdown().await;
+}
+
+#[tokio::test]
+async fn a_stream_waiting_for_an_answer_carries_keep_alives_then_the_result() {
+    let (srv, c) = server();
+    let s = start(
+        srv,
+        HttpConfig::default().keep_alive(Duration::from_millis(100)),
+        None,
+    )
+    .await;
+    let session = initialize(s.addr, json!({"elicitation": {}})).await;
+    let mut stream = call_in(
+        s.addr,
+        &session,
+        1,
+        "provision_database",
+        json!({"name": "orders"}),
+    )
+    .await;
+    let push = stream.message().await;
+    assert_eq!(push["method"], "elicitation/create");
+    assert_eq!(stream.comments, 0, "no keep-alive before the question");
+    tokio::time::sleep(Duration::from_millis(450)).await;
+    let region = accept(json!({"region": "eu-west-1"}));
+    let status = answer_push(s.addr, &session, &push["id"], region).await;
+    assert_eq!(status, StatusCode::ACCEPTED);
+    let done = stream.message().await;
+    assert_eq!(done["id"], 1);
+    assert_eq!(c.provisioned.load(Ordering::SeqCst), 1);
+    // One comment per 100 ms of silence: about four, never a burst.
+    assert!(
+        (2..=6).contains(&stream.comments),
+        "{} keep-alive comments in 450 ms",
+        stream.comments
+    );
+    assert!(stream.next().await.is_none());
     s.shutdown().await;
 }
 
