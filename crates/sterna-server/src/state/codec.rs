@@ -38,14 +38,20 @@ pub(crate) struct Binding<'a> {
 }
 
 impl Binding<'_> {
-    fn aad(&self, key_id: &[u8; 4], out: &mut Vec<u8>) {
+    /// The associated data, with room for `extra` more bytes (sized exactly: a buffer
+    /// that grows is reallocated off the allocator's per-thread cache).
+    fn aad(&self, key_id: &[u8; 4], extra: usize) -> Vec<u8> {
+        let parts = [self.audience, self.principal, self.method, self.target];
+        let len = 14 + parts.iter().map(|p| 8 + p.len()).sum::<usize>() + 32;
+        let mut out = Vec::with_capacity(len + extra);
         out.extend_from_slice(b"sterna-rs1");
         out.extend_from_slice(key_id);
-        for part in [self.audience, self.principal, self.method, self.target] {
+        for part in parts {
             out.extend_from_slice(&(part.len() as u64).to_le_bytes());
             out.extend_from_slice(part.as_bytes());
         }
         out.extend_from_slice(self.args_digest);
+        out
     }
 }
 
@@ -193,8 +199,7 @@ pub(crate) fn seal_plain(
     let mut nonce = [0u8; 24];
     fill_unique(&mut nonce);
     buf[5..HEADER].copy_from_slice(&nonce);
-    let mut aad = Vec::with_capacity(97 + context.len());
-    binding.aad(&key.id, &mut aad);
+    let mut aad = binding.aad(&key.id, 1 + context.len());
     aad.push(VERSION);
     aad.extend_from_slice(context);
     let tag = key
@@ -210,9 +215,10 @@ pub(crate) fn decode(token: &str, max_len: usize) -> Result<Vec<u8>, OpenError> 
     if token.len() > max_len {
         return Err(OpenError::Oversized);
     }
-    URL_SAFE_NO_PAD
-        .decode(token.as_bytes())
-        .map_err(|_| OpenError::Malformed)
+    // Sized up front: `decode` zeroes a fresh buffer (`calloc`, off the per-thread cache).
+    let mut out = Vec::with_capacity(base64::decoded_len_estimate(token.len()));
+    (URL_SAFE_NO_PAD.decode_vec(token.as_bytes(), &mut out)).map_err(|_| OpenError::Malformed)?;
+    Ok(out)
 }
 
 /// Opens and checks a state. `now` is Unix seconds; `skew` is the clock leeway in seconds.
@@ -246,8 +252,7 @@ pub(crate) fn open_sealed(
     let nonce: [u8; 24] = buf[5..HEADER].try_into().expect("24 bytes");
     let tag_at = buf.len() - TAG;
     let tag = Tag::try_from(&buf[tag_at..]).map_err(|_| OpenError::Malformed)?;
-    let mut aad = Vec::with_capacity(97 + context.len());
-    binding.aad(&key_id, &mut aad);
+    let mut aad = binding.aad(&key_id, 1 + context.len());
     if buf[0] == VERSION {
         // Version 2 authenticates its version byte (version 1 did not): a token cannot be
         // relabelled to be decoded the other way.
@@ -424,8 +429,7 @@ mod tests {
         buf.extend_from_slice(&key.id);
         buf.extend_from_slice(&[0x33; 24]);
         let mut buf = postcard::to_extend(&v1, buf).unwrap();
-        let mut aad = Vec::new();
-        b.aad(&key.id, &mut aad);
+        let aad = b.aad(&key.id, 0);
         let tag = key
             .aead
             .encrypt_inout_detached(&XNonce::from([0x33; 24]), &aad, (&mut buf[HEADER..]).into())
