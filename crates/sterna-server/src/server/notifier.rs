@@ -39,7 +39,7 @@ impl Notifier {
     /// A notifier whose queue holds up to `capacity` messages, and the receiving end.
     pub(crate) fn queued(capacity: usize) -> (Self, Notifications) {
         let (tx, rx) = queue::queue(capacity);
-        (Self(Route::Queue(tx)), Notifications(rx))
+        (Self(Route::Queue(tx)), rx)
     }
 
     /// Sends a notification, waiting while its stream is full; a stream that is gone
@@ -57,36 +57,7 @@ impl Notifier {
 
 #[cfg(feature = "http")]
 /// The receiving end of a [`Notifier::queued`].
-#[derive(Debug)]
-pub(crate) struct Notifications(queue::Receiver);
-
-#[cfg(feature = "http")]
-impl Notifications {
-    /// The next notification; `None` once every notifier is gone and everything sent was
-    /// read. Cancel-safe.
-    pub(crate) async fn recv(&mut self) -> Option<Vec<u8>> {
-        self.0.recv().await
-    }
-
-    /// [`Notifications::recv`] as a poll, for a body that reads them.
-    pub(crate) fn poll_recv(
-        &mut self,
-        cx: &mut std::task::Context<'_>,
-    ) -> std::task::Poll<Option<Vec<u8>>> {
-        self.0.poll_recv(cx)
-    }
-
-    /// A notification already sent, if any.
-    pub(crate) fn try_recv(&mut self) -> Option<Vec<u8>> {
-        self.0.try_recv()
-    }
-
-    /// Whether nothing was sent that is still to be read.
-    #[cfg(feature = "legacy")]
-    pub(crate) fn is_empty(&mut self) -> bool {
-        self.0.is_empty()
-    }
-}
+pub(crate) type Notifications = queue::Receiver;
 
 #[cfg(all(test, feature = "http"))]
 mod tests {
