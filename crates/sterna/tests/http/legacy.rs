@@ -172,6 +172,19 @@ async fn call_in(
     send(addr, "POST", Some(session), &[], Some(&body)).await
 }
 
+/// POSTs `tools/call provision_database` for a database `name` in `session`: its SSE
+/// stream, which carries the pushed question.
+async fn provision(addr: std::net::SocketAddr, session: &str, id: i64, name: &str) -> Stream {
+    call_in(
+        addr,
+        session,
+        id,
+        "provision_database",
+        json!({ "name": name }),
+    )
+    .await
+}
+
 /// POSTs the client's `result` for the pushed request `id`: the response's status.
 async fn answer_push(
     addr: std::net::SocketAddr,
@@ -199,14 +212,7 @@ async fn a_session_pushes_a_question_and_the_handler_completes() {
     )
     .await;
     assert!(r.json().await["result"]["tools"].is_array());
-    let mut stream = call_in(
-        s.addr,
-        &session,
-        2,
-        "provision_database",
-        json!({"name": "orders"}),
-    )
-    .await;
+    let mut stream = provision(s.addr, &session, 2, "orders").await;
     assert_eq!(stream.headers["content-type"], "text/event-stream");
     let priming = stream.next().await.unwrap();
     assert!(priming.id.is_some() && priming.data.is_none());
@@ -243,14 +249,7 @@ async fn a_stream_waiting_for_an_answer_carries_keep_alives_then_the_result() {
     )
     .await;
     let session = initialize(s.addr, json!({"elicitation": {}})).await;
-    let mut stream = call_in(
-        s.addr,
-        &session,
-        1,
-        "provision_database",
-        json!({"name": "orders"}),
-    )
-    .await;
+    let mut stream = provision(s.addr, &session, 1, "orders").await;
     let push = stream.message().await;
     assert_eq!(push["method"], "elicitation/create");
     assert_eq!(stream.comments, 0, "no keep-alive before the question");
@@ -313,14 +312,7 @@ async fn a_stream_cut_mid_question_is_resumed_with_last_event_id() {
     let (srv, c) = server();
     let s = start(srv, HttpConfig::default(), None).await;
     let session = initialize(s.addr, json!({"elicitation": {}})).await;
-    let mut stream = call_in(
-        s.addr,
-        &session,
-        5,
-        "provision_database",
-        json!({"name": "logs"}),
-    )
-    .await;
+    let mut stream = provision(s.addr, &session, 5, "logs").await;
     let _priming = stream.next().await.unwrap();
     let push_event = loop {
         let e = stream.next().await.unwrap();
@@ -739,14 +731,7 @@ async fn a_client_that_vanishes_mid_question_leaves_nothing_behind() {
         .metrics()
         .num_alive_tasks();
     let session = initialize(addr, json!({"elicitation": {}})).await;
-    let mut stream = call_in(
-        addr,
-        &session,
-        1,
-        "provision_database",
-        json!({"name": "x"}),
-    )
-    .await;
+    let mut stream = provision(addr, &session, 1, "x").await;
     let push = stream.message().await;
     assert_eq!(push["method"], "elicitation/create");
     assert_eq!(service.live_sessions(), 1);
