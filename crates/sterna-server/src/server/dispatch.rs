@@ -29,7 +29,7 @@ pub(crate) type Running<'s> = Either<Ready<Option<Response>>, Counted<'s>>;
 /// A running method, counted when it ends (`sterna_requests_total`; dropped before its
 /// end: `cancelled`).
 pub(crate) struct Counted<'s> {
-    inner: BoxFuture<'s, Option<Response>>,
+    inner: Method<'s>,
     counts: &'s MethodMetrics,
     done: bool,
 }
@@ -41,7 +41,7 @@ impl std::future::Future for Counted<'_> {
         mut self: std::pin::Pin<&mut Self>,
         cx: &mut std::task::Context<'_>,
     ) -> std::task::Poll<Option<Response>> {
-        let r = std::task::ready!(self.inner.as_mut().poll(cx));
+        let r = std::task::ready!(self.inner.poll_unpin(cx));
         self.done = true;
         self.counts.ended(r.as_ref().map(|r| r.ending().0));
         std::task::Poll::Ready(r)
@@ -56,7 +56,7 @@ impl Drop for Counted<'_> {
     }
 }
 
-fn counted<'s>(inner: BoxFuture<'s, Option<Response>>, counts: &'s MethodMetrics) -> Running<'s> {
+fn counted<'s>(inner: Method<'s>, counts: &'s MethodMetrics) -> Running<'s> {
     Either::Right(Counted {
         inner,
         counts,
@@ -85,7 +85,10 @@ impl<'a> Prepared<'a> {
         let started = Instant::now();
         env.span = RequestSpan(span.clone());
         match span.in_scope(|| self.route(server, env)) {
-            Ok(running) => counted(Box::pin(trace::traced(span, running)), counts),
+            Ok(running) => counted(
+                Method::Other(Box::pin(trace::traced(span, running))),
+                counts,
+            ),
             Err(answer) => {
                 trace::record_outcome(&span, Some(&answer), started);
                 counts.ended(Some(answer.ending().0));
@@ -94,11 +97,7 @@ impl<'a> Prepared<'a> {
         }
     }
 
-    fn route<'s>(
-        self,
-        server: &'s Server,
-        env: RequestEnv,
-    ) -> Result<BoxFuture<'s, Option<Response>>, Response>
+    fn route<'s>(self, server: &'s Server, env: RequestEnv) -> Result<Method<'s>, Response>
     where
         'a: 's,
     {
@@ -142,28 +141,28 @@ impl<'a> Prepared<'a> {
             }
             ("tools/call", Params::Call(p)) => {
                 let (call, flow) = call::tool_call(p);
-                return Ok(Box::pin(answer_call(server, id, meta, call, flow, env)));
+                return Ok(answer_call(server, id, meta, call, flow, env));
             }
             ("prompts/get", Params::Prompt(p)) => {
                 let (call, flow) = call::prompt_call(p);
-                return Ok(Box::pin(answer_call(server, id, meta, call, flow, env)));
+                return Ok(answer_call(server, id, meta, call, flow, env));
             }
             ("resources/read", Params::Read(p)) => {
                 let (call, flow) = call::read_call(p);
-                return Ok(Box::pin(answer_call(server, id, meta, call, flow, env)));
+                return Ok(answer_call(server, id, meta, call, flow, env));
             }
             ("completion/complete", Params::Complete(p)) => {
-                return Ok(Box::pin(async move {
+                return Ok(Method::Other(Box::pin(async move {
                     let outcome =
                         super::complete::complete(server, id.clone(), meta, p, env).await?;
                     Some(respond(server, id, outcome))
-                }));
+                })));
             }
             // The one-pass reader leaves this method's params raw.
             ("subscriptions/listen", _) => {
-                return Ok(Box::pin(async move {
+                return Ok(Method::Other(Box::pin(async move {
                     super::listen::listen(server, id, raw, env).await
-                }));
+                })));
             }
             (m, _) => Err(ErrorObject::method_not_found(m)),
         };
@@ -177,14 +176,57 @@ fn wing_call<'s>(
     id: RequestId,
     request: WingRequest<'_, Server>,
     env: RequestEnv,
-) -> Result<BoxFuture<'s, Option<Response>>, Response> {
+) -> Result<Method<'s>, Response> {
     let call = request
         .call
         .map_err(|e| Response::error(Some(id.clone()), e))?;
-    Ok(Box::pin(async move {
+    Ok(Method::Other(Box::pin(async move {
         let outcome = call.run(server, id.clone(), env).await?;
         Some(respond(server, id, outcome))
-    }))
+    })))
+}
+
+/// A routed method's future: an MRTR-capable call (its round boxed as it is made), or
+/// any other method (boxed whole).
+pub(crate) enum Method<'s> {
+    Call(Answering<'s>),
+    Other(BoxFuture<'s, Option<Response>>),
+}
+
+impl std::future::Future for Method<'_> {
+    type Output = Option<Response>;
+
+    fn poll(
+        self: std::pin::Pin<&mut Self>,
+        cx: &mut std::task::Context<'_>,
+    ) -> std::task::Poll<Option<Response>> {
+        match self.get_mut() {
+            Method::Call(call) => call.poll_unpin(cx),
+            Method::Other(other) => other.as_mut().poll(cx),
+        }
+    }
+}
+
+/// A call's round, answered as 2026-07-28 does once it ends.
+pub(crate) struct Answering<'s> {
+    round: BoxFuture<'s, Option<Outcome>>,
+    server: &'s Server,
+    id: Option<RequestId>,
+}
+
+impl std::future::Future for Answering<'_> {
+    type Output = Option<Response>;
+
+    fn poll(
+        self: std::pin::Pin<&mut Self>,
+        cx: &mut std::task::Context<'_>,
+    ) -> std::task::Poll<Option<Response>> {
+        let this = self.get_mut();
+        let outcome = std::task::ready!(this.round.as_mut().poll(cx));
+        // `None` once answered: a future polled again answers nothing.
+        let answer = this.id.take().zip(outcome);
+        std::task::Poll::Ready(answer.map(|(id, o)| respond(this.server, id, o)))
+    }
 }
 
 /// Runs an MRTR-capable call and answers it as 2026-07-28 does.
@@ -195,10 +237,21 @@ fn answer_call<'a>(
     call: Call<'a>,
     flow: FlowParams<'a>,
     env: RequestEnv,
-) -> impl Future<Output = Option<Response>> + Send + 'a {
-    // Mapped, not awaited in an async block: that would keep the call's future twice.
-    call::run(server, id.clone(), meta, call, flow, Arc::new(env))
-        .map(move |outcome| Some(respond(server, id, outcome?)))
+) -> Method<'a> {
+    // Boxed as it is made, then answered by a small future around it: a mapped or awaited
+    // future would be moved whole (twice) on its way into the box.
+    Method::Call(Answering {
+        round: Box::pin(call::run(
+            server,
+            id.clone(),
+            meta,
+            call,
+            flow,
+            Arc::new(env),
+        )),
+        server,
+        id: Some(id),
+    })
 }
 
 /// The 2026-07-28 answer to an outcome.
