@@ -9,18 +9,16 @@
 
 use super::keys::StateKeys;
 use super::random::fill_unique;
+use super::xchacha::{NONCE, TAG};
 use base64::Engine;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
-use chacha20poly1305::aead::AeadInOut;
-use chacha20poly1305::{Tag, XNonce};
 use serde::{Deserialize, Serialize};
 
 /// Inline states with a flow id (current).
 pub(crate) const VERSION: u8 = 2;
 /// Inline states sealed before flow ids (still opened, so a rolling upgrade breaks no flow).
 const VERSION_1: u8 = 1;
-const HEADER: usize = 1 + 4 + 24;
-const TAG: usize = 16;
+const HEADER: usize = 1 + 4 + NONCE;
 
 /// What a state is bound to. Every field must be equal on the retry.
 #[derive(Debug, Clone, Copy)]
@@ -202,10 +200,7 @@ pub(crate) fn seal_plain(
     let mut aad = binding.aad(&key.id, 1 + context.len());
     aad.push(VERSION);
     aad.extend_from_slice(context);
-    let tag = key
-        .aead
-        .encrypt_inout_detached(&XNonce::from(nonce), &aad, (&mut buf[HEADER..]).into())
-        .expect("XChaCha20-Poly1305 seals any length we produce");
+    let tag = key.aead.seal(&nonce, &aad, &mut buf[HEADER..]);
     buf.extend_from_slice(&tag);
     buf
 }
@@ -251,7 +246,7 @@ pub(crate) fn open_sealed(
     let key = keys.find(&key_id).ok_or(OpenError::UnknownKey)?;
     let nonce: [u8; 24] = buf[5..HEADER].try_into().expect("24 bytes");
     let tag_at = buf.len() - TAG;
-    let tag = Tag::try_from(&buf[tag_at..]).map_err(|_| OpenError::Malformed)?;
+    let tag: [u8; TAG] = buf[tag_at..].try_into().map_err(|_| OpenError::Malformed)?;
     let mut aad = binding.aad(&key_id, 1 + context.len());
     if buf[0] == VERSION {
         // Version 2 authenticates its version byte (version 1 did not): a token cannot be
@@ -260,12 +255,7 @@ pub(crate) fn open_sealed(
     }
     aad.extend_from_slice(context);
     key.aead
-        .decrypt_inout_detached(
-            &XNonce::from(nonce),
-            &aad,
-            (&mut buf[HEADER..tag_at]).into(),
-            &tag,
-        )
+        .open(&nonce, &aad, &mut buf[HEADER..tag_at], tag)
         .map_err(|_| OpenError::Forged)?;
     let plain = &buf[HEADER..tag_at];
     let payload: StatePayload = if buf[0] == VERSION_1 {
@@ -430,10 +420,7 @@ mod tests {
         buf.extend_from_slice(&[0x33; 24]);
         let mut buf = postcard::to_extend(&v1, buf).unwrap();
         let aad = b.aad(&key.id, 0);
-        let tag = key
-            .aead
-            .encrypt_inout_detached(&XNonce::from([0x33; 24]), &aad, (&mut buf[HEADER..]).into())
-            .unwrap();
+        let tag = key.aead.seal(&[0x33; 24], &aad, &mut buf[HEADER..]);
         buf.extend_from_slice(&tag);
         let old = URL_SAFE_NO_PAD.encode(&buf);
         let opened = open(&keys, &b, &old, 4096, 1100, 0).unwrap();

@@ -1,10 +1,10 @@
 //! The key ring: one key seals, every key opens.
 
+use super::xchacha::XChaCha;
 use base64::Engine;
 use base64::engine::general_purpose::{STANDARD, URL_SAFE_NO_PAD};
-use chacha20poly1305::{KeyInit, XChaCha20Poly1305};
 use hkdf::Hkdf;
-use hmac::Hmac;
+use hmac::{Hmac, KeyInit};
 use sha2::{Digest, Sha256};
 use std::fmt;
 
@@ -59,7 +59,7 @@ impl std::error::Error for KeyError {}
 /// (both built once), and its 4-byte id.
 pub(crate) struct Key {
     pub(crate) id: [u8; 4],
-    pub(crate) aead: XChaCha20Poly1305,
+    pub(crate) aead: XChaCha,
     pub(crate) mac: Hmac<Sha256>,
 }
 
@@ -188,7 +188,7 @@ fn derive(master: &[u8; KEY_LEN]) -> Key {
         .finalize();
     let mut id = [0u8; 4];
     id.copy_from_slice(&digest[..4]);
-    let aead = XChaCha20Poly1305::new(&aead_key.into());
+    let aead = XChaCha::new(aead_key);
     aead_key.fill(0);
     // A key of its own for the MAC of stored-state references (never the AEAD key).
     let mut mac_key = [0u8; 32];

@@ -25,6 +25,7 @@ mod store;
 pub(crate) mod stored;
 #[cfg(test)]
 mod tamper;
+mod xchacha;
 
 pub(crate) use codec::{Binding, Carried, FlowState};
 pub(crate) use flow::{Refused, SealError};

@@ -4,12 +4,10 @@
 
 use super::keys::StateKeys;
 use super::random::fill_unique;
-use chacha20poly1305::aead::AeadInOut;
-use chacha20poly1305::{Tag, XNonce};
+use super::xchacha::{NONCE, TAG};
 
 const VERSION: u8 = 2;
-const HEADER: usize = 1 + 4 + 24;
-const TAG: usize = 16;
+const HEADER: usize = 1 + 4 + NONCE;
 
 fn aad(key_id: &[u8; 4], context: &[&str]) -> Vec<u8> {
     let mut out = Vec::with_capacity(64);
@@ -34,12 +32,7 @@ pub(crate) fn seal_bytes(keys: &StateKeys, context: &[&str], plain: &[u8]) -> Ve
     buf.extend_from_slice(plain);
     let tag = key
         .aead
-        .encrypt_inout_detached(
-            &XNonce::from(nonce),
-            &aad(&key.id, context),
-            (&mut buf[HEADER..]).into(),
-        )
-        .expect("XChaCha20-Poly1305 seals any length we produce");
+        .seal(&nonce, &aad(&key.id, context), &mut buf[HEADER..]);
     buf.extend_from_slice(&tag);
     buf
 }
@@ -52,17 +45,12 @@ pub(crate) fn open_bytes(keys: &StateKeys, context: &[&str], sealed: &[u8]) -> O
     }
     let key_id: [u8; 4] = sealed[1..5].try_into().ok()?;
     let key = keys.find(&key_id)?;
-    let nonce = XNonce::try_from(&sealed[5..HEADER]).ok()?;
+    let nonce: [u8; 24] = sealed[5..HEADER].try_into().ok()?;
     let tag_at = sealed.len() - TAG;
-    let tag = Tag::try_from(&sealed[tag_at..]).ok()?;
+    let tag: [u8; TAG] = sealed[tag_at..].try_into().ok()?;
     let mut buf = sealed[HEADER..tag_at].to_vec();
     key.aead
-        .decrypt_inout_detached(
-            &nonce,
-            &aad(&key_id, context),
-            buf.as_mut_slice().into(),
-            &tag,
-        )
+        .open(&nonce, &aad(&key_id, context), &mut buf, tag)
         .ok()?;
     Some(buf)
 }
