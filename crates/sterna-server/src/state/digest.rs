@@ -112,4 +112,43 @@ mod tests {
             args_digest(Some(&json!({"name": "users"})))
         );
     }
+
+    fn hex(d: [u8; 32]) -> String {
+        d.iter().map(|b| format!("{b:02x}")).collect()
+    }
+
+    /// States sealed by earlier releases carry these digests: the canonical form may not
+    /// change by a byte (escapes, numbers, key order, nesting).
+    #[test]
+    fn the_canonical_form_is_pinned() {
+        let cases = [
+            r#"{"b": 1, "a": [1.0, "x"]}"#,
+            r#"{"s": "quote\" backslash\\ nl\n tab\t \u00e9 \u2603 ctl \u0001 \/ \ud83d\ude00"}"#,
+            r#"{"n": [0, -1, 18446744073709551615, -9223372036854775808, 1.5, 1e300, 2.0, -0.0, 9007199254740993.0, 1.0e15, 0.1]}"#,
+            r#"{"z": {"y": [true, false, null], "x": {}}, "a": [], "\u00e9": 1, "e": 2, "E": 3, "": 4}"#,
+        ];
+        let got: Vec<String> = cases
+            .iter()
+            .map(|c| hex(args_digest(Some(&serde_json::from_str(c).unwrap()))))
+            .collect();
+        let map = [("b".to_owned(), "x\"y".to_owned()), ("a".to_owned(), "\u{e9}".to_owned())];
+        let prompt = hex(string_map_digest(map.iter().map(|(k, v)| (k, v))));
+        assert_eq!(
+            got,
+            [
+                "a88dede55f330dbae7d6c99cb78c43213f114625ed11c8fd0b769d117c06bb50",
+                "868166e1fb67c7872684437ba311608d3eafac9d47b6c3fab796c94b0f2422be",
+                "bca2e6652fda3a2deea40c0b125c2884bee273587963f3395f5d3b5e822b81d3",
+                "e2f18d7aacad82c6710bdba0c4d76963be981c585b94b9fe330f5008090c6234",
+            ]
+        );
+        assert_eq!(
+            prompt,
+            "3194bbe64463a0ba7b298d7cbe6c84a9a7c9e5d1cc4cb67ec9f13046b23edabe"
+        );
+        assert_eq!(
+            hex(args_digest(None)),
+            "44136fa355b3678a1146ad16f7e8649e94fb4fc21fe77e8310c060f61caaff8a"
+        );
+    }
 }
