@@ -4,14 +4,15 @@ use serde_json::Value;
 use sha2::{Digest, Sha256};
 
 /// SHA-256 of the canonical form of `args`: object keys sorted, integral numbers written
-/// as integers, no whitespace. Absent arguments and `{}` digest alike.
+/// as integers, no whitespace. Absent arguments and `{}` digest alike. The form is written
+/// whole into one buffer, then hashed.
 pub(crate) fn args_digest(args: Option<&Value>) -> [u8; 32] {
-    let mut h = Sha256::new();
-    match args {
-        None => h.update(b"{}"),
-        Some(v) => canonical(v, &mut h),
-    }
-    h.finalize().into()
+    let Some(v) = args else {
+        return Sha256::digest(b"{}").into();
+    };
+    let mut out = Vec::with_capacity(128);
+    canonical(v, &mut out);
+    Sha256::digest(&out).into()
 }
 
 /// Digest of a string-keyed map (prompt arguments), canonical like [`args_digest`].
@@ -20,65 +21,76 @@ pub(crate) fn string_map_digest<'a>(
 ) -> [u8; 32] {
     let mut sorted: Vec<_> = entries.collect();
     sorted.sort();
-    let mut h = Sha256::new();
-    h.update(b"{");
+    let mut out = Vec::with_capacity(128);
+    out.push(b'{');
     for (i, (k, v)) in sorted.into_iter().enumerate() {
         if i > 0 {
-            h.update(b",");
+            out.push(b',');
         }
-        string(k, &mut h);
-        h.update(b":");
-        string(v, &mut h);
+        string(k, &mut out);
+        out.push(b':');
+        string(v, &mut out);
     }
-    h.update(b"}");
-    h.finalize().into()
+    out.push(b'}');
+    Sha256::digest(&out).into()
 }
 
-fn string(s: &str, h: &mut Sha256) {
-    let enc = serde_json::to_string(s).expect("strings encode");
-    h.update(enc.as_bytes());
+/// A string as `serde_json` escapes it.
+fn string(s: &str, out: &mut Vec<u8>) {
+    serde_json::to_writer(&mut *out, s).expect("strings encode");
 }
 
-fn canonical(v: &Value, h: &mut Sha256) {
+/// An integral number as an integer (`2.0` is `2`), any other as `serde_json` writes it.
+fn number(n: &serde_json::Number, out: &mut Vec<u8>) {
+    let mut int = itoa::Buffer::new();
+    let text = match (n.as_i64(), n.as_u64(), n.as_f64()) {
+        (Some(i), _, _) => int.format(i),
+        (None, Some(u), _) => int.format(u),
+        (None, None, Some(f)) if f.fract() == 0.0 && f.abs() < 9.0e15 => int.format(f as i64),
+        _ => return serde_json::to_writer(&mut *out, n).expect("numbers encode"),
+    };
+    out.extend_from_slice(text.as_bytes());
+}
+
+fn canonical(v: &Value, out: &mut Vec<u8>) {
     match v {
-        Value::Null => h.update(b"null"),
-        Value::Bool(b) => h.update(if *b { &b"true"[..] } else { &b"false"[..] }),
-        Value::Number(n) => {
-            let text = match (n.as_i64(), n.as_u64(), n.as_f64()) {
-                (Some(i), _, _) => i.to_string(),
-                (None, Some(u), _) => u.to_string(),
-                (None, None, Some(f)) if f.fract() == 0.0 && f.abs() < 9.0e15 => {
-                    format!("{}", f as i64)
-                }
-                _ => n.to_string(),
-            };
-            h.update(text.as_bytes());
-        }
-        Value::String(s) => string(s, h),
+        Value::Null => out.extend_from_slice(b"null"),
+        Value::Bool(b) => out.extend_from_slice(if *b { b"true" } else { b"false" }),
+        Value::Number(n) => number(n, out),
+        Value::String(s) => string(s, out),
         Value::Array(a) => {
-            h.update(b"[");
+            out.push(b'[');
             for (i, x) in a.iter().enumerate() {
                 if i > 0 {
-                    h.update(b",");
+                    out.push(b',');
                 }
-                canonical(x, h);
+                canonical(x, out);
             }
-            h.update(b"]");
+            out.push(b']');
         }
         Value::Object(o) => {
-            let mut keys: Vec<&String> = o.keys().collect();
-            keys.sort();
-            h.update(b"{");
-            for (i, k) in keys.into_iter().enumerate() {
-                if i > 0 {
-                    h.update(b",");
-                }
-                string(k, h);
-                h.update(b":");
-                canonical(&o[k], h);
+            out.push(b'{');
+            // A map kept in key order (serde_json's default) is written as it is.
+            if o.keys().is_sorted() {
+                members(o.iter(), out);
+            } else {
+                let mut sorted: Vec<_> = o.iter().collect();
+                sorted.sort_unstable_by(|a, b| a.0.cmp(b.0));
+                members(sorted.into_iter(), out);
             }
-            h.update(b"}");
+            out.push(b'}');
         }
+    }
+}
+
+fn members<'a>(entries: impl Iterator<Item = (&'a String, &'a Value)>, out: &mut Vec<u8>) {
+    for (i, (k, v)) in entries.enumerate() {
+        if i > 0 {
+            out.push(b',');
+        }
+        string(k, out);
+        out.push(b':');
+        canonical(v, out);
     }
 }
 
@@ -131,7 +143,10 @@ mod tests {
             .iter()
             .map(|c| hex(args_digest(Some(&serde_json::from_str(c).unwrap()))))
             .collect();
-        let map = [("b".to_owned(), "x\"y".to_owned()), ("a".to_owned(), "\u{e9}".to_owned())];
+        let map = [
+            ("b".to_owned(), "x\"y".to_owned()),
+            ("a".to_owned(), "\u{e9}".to_owned()),
+        ];
         let prompt = hex(string_map_digest(map.iter().map(|(k, v)| (k, v))));
         assert_eq!(
             got,
