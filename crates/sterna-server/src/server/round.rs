@@ -11,11 +11,10 @@ use super::guard::{guarded, started};
 use super::handler::Produced;
 use super::outcome::{Asked, Completed, Continuation, Outcome};
 use crate::mrtr::{Inquiry, Resolver};
-use crate::state::digest::{args_digest, string_map_digest};
+use crate::state::digest::{args_digest, raw_args_digest, string_map_digest};
 use crate::state::{Binding, FlowState, Refused, SealError, StoreError};
 use futures_util::FutureExt as _;
 use futures_util::future::BoxFuture;
-use serde_json::Value;
 use serde_json::value::RawValue;
 use std::collections::BTreeMap;
 use std::sync::Arc;
@@ -360,9 +359,7 @@ impl<'s, 'a> Round<'s, 'a> {
         let d = match &self.subject.args {
             BindArgs::Tool(None) | BindArgs::Resource => args_digest(None),
             BindArgs::Tool(Some(raw)) => {
-                let v: Value = serde_json::from_str(raw.get())
-                    .map_err(|e| invalid(format!("Invalid arguments: {e}")))?;
-                args_digest(Some(&v))
+                raw_args_digest(raw).map_err(|e| invalid(format!("Invalid arguments: {e}")))?
             }
             BindArgs::Prompt(map) => string_map_digest(map.iter()),
         };

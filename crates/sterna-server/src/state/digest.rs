@@ -1,7 +1,11 @@
 //! Digests: canonical arguments (for binding states) and questions (for pinning answers).
 
-use serde_json::Value;
+use serde::de::{Deserialize, Deserializer, MapAccess, SeqAccess, Visitor};
+use serde_json::value::RawValue;
+use serde_json::{Number, Value};
 use sha2::{Digest, Sha256};
+use std::borrow::Cow;
+use std::fmt;
 
 /// SHA-256 of the canonical form of `args`: object keys sorted, integral numbers written
 /// as integers, no whitespace. Absent arguments and `{}` digest alike. The form is written
@@ -13,6 +17,147 @@ pub(crate) fn args_digest(args: Option<&Value>) -> [u8; 32] {
     let mut out = Vec::with_capacity(128);
     canonical(v, &mut out);
     Sha256::digest(&out).into()
+}
+
+/// [`args_digest`] of raw arguments, read without building a [`Value`] (its strings
+/// borrowed where they have no escapes, its objects as lists): the same bytes, a repeated
+/// key keeping its last value as a `Value` does.
+pub(crate) fn raw_args_digest(raw: &RawValue) -> Result<[u8; 32], serde_json::Error> {
+    let args: Canon<'_> = serde_json::from_str(raw.get())?;
+    let mut out = Vec::with_capacity(raw.get().len());
+    args.write(&mut out);
+    Ok(Sha256::digest(&out).into())
+}
+
+/// A JSON value as the canonical form needs it.
+enum Canon<'a> {
+    Null,
+    Bool(bool),
+    Number(Number),
+    String(Cow<'a, str>),
+    Array(Vec<Canon<'a>>),
+    /// Sorted by key, each key once.
+    Object(Vec<(Cow<'a, str>, Canon<'a>)>),
+}
+
+impl Canon<'_> {
+    fn write(&self, out: &mut Vec<u8>) {
+        match self {
+            Canon::Null => out.extend_from_slice(b"null"),
+            Canon::Bool(b) => out.extend_from_slice(if *b { b"true" } else { b"false" }),
+            Canon::Number(n) => number(n, out),
+            Canon::String(s) => string(s, out),
+            Canon::Array(a) => {
+                out.push(b'[');
+                for (i, x) in a.iter().enumerate() {
+                    if i > 0 {
+                        out.push(b',');
+                    }
+                    x.write(out);
+                }
+                out.push(b']');
+            }
+            Canon::Object(members) => {
+                out.push(b'{');
+                for (i, (k, v)) in members.iter().enumerate() {
+                    if i > 0 {
+                        out.push(b',');
+                    }
+                    string(k, out);
+                    out.push(b':');
+                    v.write(out);
+                }
+                out.push(b'}');
+            }
+        }
+    }
+}
+
+impl<'de> Deserialize<'de> for Canon<'de> {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        d.deserialize_any(CanonVisitor)
+    }
+}
+
+struct CanonVisitor;
+
+impl<'de> Visitor<'de> for CanonVisitor {
+    type Value = Canon<'de>;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("any JSON value")
+    }
+
+    fn visit_unit<E>(self) -> Result<Canon<'de>, E> {
+        Ok(Canon::Null)
+    }
+
+    fn visit_none<E>(self) -> Result<Canon<'de>, E> {
+        Ok(Canon::Null)
+    }
+
+    fn visit_some<D: Deserializer<'de>>(self, d: D) -> Result<Canon<'de>, D::Error> {
+        Canon::deserialize(d)
+    }
+
+    fn visit_bool<E>(self, b: bool) -> Result<Canon<'de>, E> {
+        Ok(Canon::Bool(b))
+    }
+
+    fn visit_i64<E>(self, i: i64) -> Result<Canon<'de>, E> {
+        Ok(Canon::Number(i.into()))
+    }
+
+    fn visit_u64<E>(self, u: u64) -> Result<Canon<'de>, E> {
+        Ok(Canon::Number(u.into()))
+    }
+
+    fn visit_f64<E>(self, f: f64) -> Result<Canon<'de>, E> {
+        // As a `Value` reads it (JSON text has no NaN nor infinity).
+        Ok(Number::from_f64(f).map_or(Canon::Null, Canon::Number))
+    }
+
+    fn visit_borrowed_str<E>(self, s: &'de str) -> Result<Canon<'de>, E> {
+        Ok(Canon::String(Cow::Borrowed(s)))
+    }
+
+    fn visit_str<E>(self, s: &str) -> Result<Canon<'de>, E> {
+        Ok(Canon::String(Cow::Owned(s.to_owned())))
+    }
+
+    fn visit_string<E>(self, s: String) -> Result<Canon<'de>, E> {
+        Ok(Canon::String(Cow::Owned(s)))
+    }
+
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Canon<'de>, A::Error> {
+        let mut items = Vec::with_capacity(seq.size_hint().unwrap_or(0));
+        while let Some(x) = seq.next_element()? {
+            items.push(x);
+        }
+        Ok(Canon::Array(items))
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Canon<'de>, A::Error> {
+        let mut members: Vec<(Cow<'de, str>, Canon<'de>)> = Vec::new();
+        while let Some(key) = map.next_key::<Canon<'de>>()? {
+            let Canon::String(key) = key else {
+                return Err(serde::de::Error::custom(
+                    "an object key that is not a string",
+                ));
+            };
+            members.push((key, map.next_value()?));
+        }
+        // Stable: of a repeated key, the last value comes last, and is the one kept.
+        members.sort_by(|a, b| a.0.cmp(&b.0));
+        let mut kept: Vec<(Cow<'de, str>, Canon<'de>)> = Vec::with_capacity(members.len());
+        for m in members {
+            if kept.last().is_some_and(|last| last.0 == m.0) {
+                kept.pop();
+            }
+            kept.push(m);
+        }
+        Ok(Canon::Object(kept))
+    }
 }
 
 /// Digest of a string-keyed map (prompt arguments), canonical like [`args_digest`].
@@ -165,5 +310,92 @@ mod tests {
             hex(args_digest(None)),
             "44136fa355b3678a1146ad16f7e8649e94fb4fc21fe77e8310c060f61caaff8a"
         );
+    }
+
+    fn both(text: &str) -> ([u8; 32], [u8; 32]) {
+        let raw: Box<RawValue> = serde_json::from_str(text).unwrap();
+        let value: Value = serde_json::from_str(text).unwrap();
+        (raw_args_digest(&raw).unwrap(), args_digest(Some(&value)))
+    }
+
+    #[test]
+    fn raw_arguments_digest_as_their_value_does() {
+        for text in [
+            r#"{"b": 1, "a": [1.0, "x"]}"#,
+            r#"{"s": "quote\" backslash\\ nl\n \u00e9 \ud83d\ude00 \/", "\u0041": "k"}"#,
+            r#"{"n": [0, -1, 18446744073709551615, -9223372036854775808, 1.5, 1e300, 2.0, -0.0, 0.1]}"#,
+            r#"{"a": 1, "a": 2}"#,
+            r#"{"a": 1, "b": {"x": 1, "x": [1, {"x": 0}]}, "a": {"z": null, "y": true}}"#,
+            r#"{"\u00e9": 1, "e": 2, "E": 3, "": 4, "é": 5}"#,
+            r#"{}"#,
+            r#"[]"#,
+            r#""text""#,
+            r#"null"#,
+            r#"[[[[[[[[[[{"deep": [false]}]]]]]]]]]]"#,
+        ] {
+            let (raw, value) = both(text);
+            assert_eq!(raw, value, "{text}");
+        }
+    }
+
+    /// Random documents (a fixed seed): objects with repeated and escaped keys, every kind
+    /// of number, nesting.
+    #[test]
+    fn random_documents_digest_alike() {
+        let mut seed = 0x2545_f491_4f6c_dd1du64;
+        let mut next = move |n: u64| {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            seed % n
+        };
+        fn doc(next: &mut dyn FnMut(u64) -> u64, depth: u32, out: &mut String) {
+            let keys = ["a", "b", "\\u00e9", "é", "A", "", "\\n", "a"];
+            match if depth > 3 { next(5) } else { next(7) } {
+                0 => out.push_str("null"),
+                1 => out.push_str(if next(2) == 0 { "true" } else { "false" }),
+                2 => out.push_str(
+                    [
+                        "0",
+                        "-7",
+                        "2.0",
+                        "1e3",
+                        "0.25",
+                        "18446744073709551615",
+                        "-0.0",
+                        "3.5e-7",
+                    ][next(8) as usize],
+                ),
+                3 => out.push_str(["\"x\"", "\"\\u0001\"", "\"é☃\"", "\"\\\"\""][next(4) as usize]),
+                4 => out.push_str("{}"),
+                5 => {
+                    out.push('[');
+                    for i in 0..next(4) {
+                        if i > 0 {
+                            out.push(',');
+                        }
+                        doc(next, depth + 1, out);
+                    }
+                    out.push(']');
+                }
+                _ => {
+                    out.push('{');
+                    for i in 0..next(5) {
+                        if i > 0 {
+                            out.push(',');
+                        }
+                        out.push_str(&format!("\"{}\":", keys[next(8) as usize]));
+                        doc(next, depth + 1, out);
+                    }
+                    out.push('}');
+                }
+            }
+        }
+        for _ in 0..2000 {
+            let mut text = String::new();
+            doc(&mut next, 0, &mut text);
+            let (raw, value) = both(&text);
+            assert_eq!(raw, value, "{text}");
+        }
     }
 }
