@@ -13,6 +13,7 @@
 //! and the client carries a short MAC'd reference to it; what the store returns is opened
 //! and checked like an inline state.
 
+mod canon;
 pub(crate) mod codec;
 pub(crate) mod digest;
 mod flow;
