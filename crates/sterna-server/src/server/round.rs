@@ -11,7 +11,7 @@ use super::guard::{guarded, started};
 use super::handler::Produced;
 use super::outcome::{Asked, Completed, Continuation, Outcome};
 use crate::mrtr::{Inquiry, Resolver};
-use crate::state::digest::{args_digest, raw_args_digest, string_map_digest};
+use crate::state::digest::{args_digest, string_map_digest};
 use crate::state::{Binding, FlowState, Refused, SealError, StoreError};
 use futures_util::FutureExt as _;
 use futures_util::future::BoxFuture;
@@ -357,12 +357,11 @@ impl<'s, 'a> Round<'s, 'a> {
             return Ok(d);
         }
         let d = match &self.subject.args {
-            BindArgs::Tool(None) | BindArgs::Resource => args_digest(None),
-            BindArgs::Tool(Some(raw)) => {
-                raw_args_digest(raw).map_err(|e| invalid(format!("Invalid arguments: {e}")))?
-            }
-            BindArgs::Prompt(map) => string_map_digest(map.iter()),
-        };
+            BindArgs::Tool(raw) => args_digest(*raw),
+            BindArgs::Resource => args_digest(None),
+            BindArgs::Prompt(map) => Ok(string_map_digest(map.iter())),
+        }
+        .map_err(|e| invalid(format!("Invalid arguments: {e}")))?;
         self.digest = Some(d);
         Ok(d)
     }

@@ -20,7 +20,8 @@ impl Default for Typical {
 impl Typical {
     /// Builds the keys and the payload.
     pub fn new() -> Self {
-        let args = serde_json::json!({"name": "orders"});
+        let args = serde_json::value::to_raw_value(&serde_json::json!({"name": "orders"}))
+            .expect("JSON serializes");
         Self {
             keys: StateKeys::ephemeral(),
             payload: StatePayload {
@@ -34,7 +35,7 @@ impl Typical {
                     flow_id: [0x42; 16],
                 },
             },
-            digest: super::digest::args_digest(Some(&args)),
+            digest: super::digest::args_digest(Some(&args)).expect("the arguments are JSON"),
         }
     }
 

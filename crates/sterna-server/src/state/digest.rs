@@ -1,26 +1,18 @@
 //! Digests: canonical arguments (for binding states) and questions (for pinning answers).
 
-use super::canon::{Canon, number, string};
-use serde_json::Value;
+use super::canon::{Canon, string};
 use serde_json::value::RawValue;
 use sha2::{Digest, Sha256};
 
-/// SHA-256 of the canonical form of `args`: object keys sorted, integral numbers written
-/// as integers, no whitespace. Absent arguments and `{}` digest alike. The form is written
-/// whole into one buffer, then hashed.
-pub(crate) fn args_digest(args: Option<&Value>) -> [u8; 32] {
-    let Some(v) = args else {
-        return Sha256::digest(b"{}").into();
+/// SHA-256 of the canonical form of a tool's raw arguments: object keys sorted, integral
+/// numbers written as integers, no whitespace; absent arguments and `{}` digest alike. They
+/// are read without building a `serde_json::Value` ([`Canon`]: strings borrowed where they
+/// have no escapes, a repeated key keeping its last value as a `Value` does), and the form is
+/// written whole into one buffer, then hashed.
+pub(crate) fn args_digest(raw: Option<&RawValue>) -> Result<[u8; 32], serde_json::Error> {
+    let Some(raw) = raw else {
+        return Ok(Sha256::digest(b"{}").into());
     };
-    let mut out = Vec::with_capacity(128);
-    canonical(v, &mut out);
-    Sha256::digest(&out).into()
-}
-
-/// [`args_digest`] of raw arguments, read without building a [`Value`] (its strings
-/// borrowed where they have no escapes, its objects as lists): the same bytes, a repeated
-/// key keeping its last value as a `Value` does.
-pub(crate) fn raw_args_digest(raw: &RawValue) -> Result<[u8; 32], serde_json::Error> {
     let args: Canon<'_> = serde_json::from_str(raw.get())?;
     let mut out = Vec::with_capacity(raw.get().len());
     args.write(&mut out);
@@ -47,48 +39,6 @@ pub(crate) fn string_map_digest<'a>(
     Sha256::digest(&out).into()
 }
 
-fn canonical(v: &Value, out: &mut Vec<u8>) {
-    match v {
-        Value::Null => out.extend_from_slice(b"null"),
-        Value::Bool(b) => out.extend_from_slice(if *b { b"true" } else { b"false" }),
-        Value::Number(n) => number(n, out),
-        Value::String(s) => string(s, out),
-        Value::Array(a) => {
-            out.push(b'[');
-            for (i, x) in a.iter().enumerate() {
-                if i > 0 {
-                    out.push(b',');
-                }
-                canonical(x, out);
-            }
-            out.push(b']');
-        }
-        Value::Object(o) => {
-            out.push(b'{');
-            // A map kept in key order (serde_json's default) is written as it is.
-            if o.keys().is_sorted() {
-                members(o.iter(), out);
-            } else {
-                let mut sorted: Vec<_> = o.iter().collect();
-                sorted.sort_unstable_by(|a, b| a.0.cmp(b.0));
-                members(sorted.into_iter(), out);
-            }
-            out.push(b'}');
-        }
-    }
-}
-
-fn members<'a>(entries: impl Iterator<Item = (&'a String, &'a Value)>, out: &mut Vec<u8>) {
-    for (i, (k, v)) in entries.enumerate() {
-        if i > 0 {
-            out.push(b',');
-        }
-        string(k, out);
-        out.push(b':');
-        canonical(v, out);
-    }
-}
-
 /// An 8-byte digest of a question (its method and params as JSON). Questions are built by
 /// the SDK from ordered types, so their JSON is deterministic.
 pub(crate) fn question_digest(json: &[u8]) -> [u8; 8] {
@@ -100,23 +50,76 @@ pub(crate) fn question_digest(json: &[u8]) -> [u8; 8] {
 
 #[cfg(test)]
 mod tests {
+    use super::super::canon::number;
     use super::*;
-    use serde_json::json;
+    use serde_json::Value;
+
+    /// The tests' reference: the canonical form of a `serde_json::Value`, as states were
+    /// bound before the arguments were read raw.
+    fn value_digest(v: &Value) -> [u8; 32] {
+        let mut out = Vec::new();
+        canonical(v, &mut out);
+        Sha256::digest(&out).into()
+    }
+
+    fn canonical(v: &Value, out: &mut Vec<u8>) {
+        match v {
+            Value::Null => out.extend_from_slice(b"null"),
+            Value::Bool(b) => out.extend_from_slice(if *b { b"true" } else { b"false" }),
+            Value::Number(n) => number(n, out),
+            Value::String(s) => string(s, out),
+            Value::Array(a) => {
+                out.push(b'[');
+                for (i, x) in a.iter().enumerate() {
+                    if i > 0 {
+                        out.push(b',');
+                    }
+                    canonical(x, out);
+                }
+                out.push(b']');
+            }
+            Value::Object(o) => {
+                out.push(b'{');
+                // A map kept in key order (serde_json's default) is written as it is.
+                if o.keys().is_sorted() {
+                    members(o.iter(), out);
+                } else {
+                    let mut sorted: Vec<_> = o.iter().collect();
+                    sorted.sort_unstable_by(|a, b| a.0.cmp(b.0));
+                    members(sorted.into_iter(), out);
+                }
+                out.push(b'}');
+            }
+        }
+    }
+
+    fn members<'a>(entries: impl Iterator<Item = (&'a String, &'a Value)>, out: &mut Vec<u8>) {
+        for (i, (k, v)) in entries.enumerate() {
+            if i > 0 {
+                out.push(b',');
+            }
+            string(k, out);
+            out.push(b':');
+            canonical(v, out);
+        }
+    }
+
+    fn digest(text: &str) -> [u8; 32] {
+        let raw: Box<RawValue> = serde_json::from_str(text).unwrap();
+        args_digest(Some(&raw)).unwrap()
+    }
 
     #[test]
     fn canonical_args() {
         assert_eq!(
-            args_digest(Some(&json!({"b": 1, "a": [1.0, "x"]}))),
-            args_digest(Some(&json!({"a": [1, "x"], "b": 1.0})))
+            digest(r#"{"b": 1, "a": [1.0, "x"]}"#),
+            digest(r#"{"a": [1, "x"], "b": 1.0}"#)
         );
-        assert_eq!(args_digest(None), args_digest(Some(&json!({}))));
+        assert_eq!(args_digest(None).unwrap(), digest("{}"));
+        assert_ne!(digest(r#"{"a": 1}"#), digest(r#"{"a": "1"}"#));
         assert_ne!(
-            args_digest(Some(&json!({"a": 1}))),
-            args_digest(Some(&json!({"a": "1"})))
-        );
-        assert_ne!(
-            args_digest(Some(&json!({"name": "orders"}))),
-            args_digest(Some(&json!({"name": "users"})))
+            digest(r#"{"name": "orders"}"#),
+            digest(r#"{"name": "users"}"#)
         );
     }
 
@@ -137,10 +140,7 @@ mod tests {
             r#"{"n": [0, -1, 18446744073709551615, -9223372036854775808, 1.5, 1e300, 2.0, -0.0, 1.0e15, 0.1]}"#,
             r#"{"z": {"y": [true, false, null], "x": {}}, "a": [], "\u00e9": 1, "e": 2, "E": 3, "": 4}"#,
         ];
-        let got: Vec<String> = cases
-            .iter()
-            .map(|c| hex(args_digest(Some(&serde_json::from_str(c).unwrap()))))
-            .collect();
+        let got: Vec<String> = cases.iter().map(|c| hex(digest(c))).collect();
         let map = [
             ("b".to_owned(), "x\"y".to_owned()),
             ("a".to_owned(), "\u{e9}".to_owned()),
@@ -160,15 +160,14 @@ mod tests {
             "3194bbe64463a0ba7b298d7cbe6c84a9a7c9e5d1cc4cb67ec9f13046b23edabe"
         );
         assert_eq!(
-            hex(args_digest(None)),
+            hex(args_digest(None).unwrap()),
             "44136fa355b3678a1146ad16f7e8649e94fb4fc21fe77e8310c060f61caaff8a"
         );
     }
 
     fn both(text: &str) -> ([u8; 32], [u8; 32]) {
-        let raw: Box<RawValue> = serde_json::from_str(text).unwrap();
         let value: Value = serde_json::from_str(text).unwrap();
-        (raw_args_digest(&raw).unwrap(), args_digest(Some(&value)))
+        (digest(text), value_digest(&value))
     }
 
     #[test]
