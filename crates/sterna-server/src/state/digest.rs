@@ -170,6 +170,39 @@ mod tests {
         (digest(text), value_digest(&value))
     }
 
+    /// What a hostile client can put in the arguments: nesting far deeper than a `Value`
+    /// may be (the body's raw reading has no depth limit), a megabyte string full of
+    /// escapes, thousands of repeated keys. Each digests as its `Value` does, or, past the
+    /// `Value`'s depth limit, is refused as the `Value` reading refused it: an error, never a
+    /// panic nor a stack overflow.
+    #[test]
+    fn hostile_arguments_digest_as_their_value_does_or_are_refused() {
+        let nested = |depth: usize| format!("{}1{}", "[".repeat(depth), "]".repeat(depth));
+        let escapes = format!(r#"{{"s": "{}"}}"#, r#"\u00e9\n\"\\"#.repeat(100_000));
+        let repeated = format!(
+            "{{{}\"k\": 0}}",
+            (0..5_000)
+                .map(|i| format!(r#""k": {i}, "#))
+                .collect::<String>()
+        );
+        let mut refused = 0;
+        for text in [1, 100, 127, 128, 5_000, 100_000]
+            .map(nested)
+            .iter()
+            .chain([&escapes, &repeated])
+        {
+            let raw: Box<RawValue> = serde_json::from_str(text).expect("the body's reading");
+            match serde_json::from_str::<Value>(text) {
+                Ok(value) => assert_eq!(digest(text), value_digest(&value)),
+                Err(_) => {
+                    assert!(args_digest(Some(&raw)).is_err());
+                    refused += 1;
+                }
+            }
+        }
+        assert_eq!(refused, 3, "the nestings of 128 levels and more");
+    }
+
     #[test]
     fn raw_arguments_digest_as_their_value_does() {
         for text in [
