@@ -51,6 +51,7 @@ pub(crate) fn question_digest(json: &[u8]) -> [u8; 8] {
 #[cfg(test)]
 mod tests {
     use super::super::canon::number;
+    use super::super::keys::hex;
     use super::*;
     use serde_json::Value;
 
@@ -123,10 +124,6 @@ mod tests {
         );
     }
 
-    fn hex(d: [u8; 32]) -> String {
-        d.iter().map(|b| format!("{b:02x}")).collect()
-    }
-
     /// States sealed by earlier releases carry these digests: the canonical form may not
     /// change by a byte (escapes, numbers, key order, nesting).
     #[test]
@@ -140,12 +137,12 @@ mod tests {
             r#"{"n": [0, -1, 18446744073709551615, -9223372036854775808, 1.5, 1e300, 2.0, -0.0, 1.0e15, 0.1]}"#,
             r#"{"z": {"y": [true, false, null], "x": {}}, "a": [], "\u00e9": 1, "e": 2, "E": 3, "": 4}"#,
         ];
-        let got: Vec<String> = cases.iter().map(|c| hex(digest(c))).collect();
+        let got: Vec<String> = cases.iter().map(|c| hex(&digest(c))).collect();
         let map = [
             ("b".to_owned(), "x\"y".to_owned()),
             ("a".to_owned(), "\u{e9}".to_owned()),
         ];
-        let prompt = hex(string_map_digest(map.iter().map(|(k, v)| (k, v))));
+        let prompt = hex(&string_map_digest(map.iter().map(|(k, v)| (k, v))));
         assert_eq!(
             got,
             [
@@ -160,7 +157,7 @@ mod tests {
             "3194bbe64463a0ba7b298d7cbe6c84a9a7c9e5d1cc4cb67ec9f13046b23edabe"
         );
         assert_eq!(
-            hex(args_digest(None).unwrap()),
+            hex(&args_digest(None).unwrap()),
             "44136fa355b3678a1146ad16f7e8649e94fb4fc21fe77e8310c060f61caaff8a"
         );
     }

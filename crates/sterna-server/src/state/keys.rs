@@ -86,7 +86,8 @@ impl fmt::Debug for StateKeys {
     }
 }
 
-fn hex(b: &[u8]) -> String {
+/// Bytes as lowercase hex (key ids in `Debug`, digests in tests).
+pub(super) fn hex(b: &[u8]) -> String {
     b.iter().map(|x| format!("{x:02x}")).collect()
 }
 
