@@ -4,9 +4,12 @@
 //!
 //! * **Idle connections** close after the header deadline: a connection that has no
 //!   request in flight (no stream open, no response body still being sent) for
-//!   `header_timeout` is shut down gracefully. On HTTP/1.1 hyper's header-read timeout
-//!   does the same; on HTTP/2, where hyper has none, this watchdog is the only one, and it
-//!   also covers a socket that never sends its first byte (before the protocol is known).
+//!   `header_timeout` is shut down gracefully, and dropped if it still has none shortly
+//!   after. That bounds a head that never finishes (on HTTP/1.1 a head is read only while
+//!   nothing else is in flight), a socket that never sends its first byte (before the
+//!   protocol is known) and an idle HTTP/2 connection with one watchdog, so hyper's
+//!   per-request header-read timer is not armed: it cost a timer and an allocation per
+//!   request.
 //! * **HTTP/2 streams** are bounded per connection: at most
 //!   [`http2_max_streams`](super::HttpConfig::http2_max_streams) open at once (more are
 //!   refused with `RST_STREAM(REFUSED_STREAM)`), header lists of at most
@@ -16,16 +19,17 @@
 //!   time are per request ([`McpService`](super::McpService)'s layers), so they hold per
 //!   stream.
 
+use super::wake::OnWake;
 use hyper_util::rt::{TokioIo, TokioTimer};
 use hyper_util::server::conn::auto;
-use hyper_util::service::TowerToHyperService;
+use std::cell::RefCell;
 use std::pin::Pin;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::task::{Context, Poll};
 use std::time::Duration;
 use tokio::time::Instant;
-use tokio_util::sync::CancellationToken;
+use tokio_util::sync::{CancellationToken, WaitForCancellationFuture};
 
 /// Streams a client may reset before the server has served them, before `GOAWAY`
 /// (the "rapid reset" attack).
@@ -52,19 +56,13 @@ pub(crate) struct Http2Limits {
     pub(crate) max_header_list: u32,
 }
 
-/// The connection builder: HTTP/1.1 with the header deadline, HTTP/2 with its bounds.
-pub(crate) fn builder(
-    protocols: Protocols,
-    header_timeout: Duration,
-    limits: Http2Limits,
-) -> auto::Builder<SpanExecutor> {
+/// The connection builder: HTTP/1.1, and HTTP/2 with its bounds.
+pub(crate) fn builder(protocols: Protocols, limits: Http2Limits) -> auto::Builder<SpanExecutor> {
     let mut b = auto::Builder::new(SpanExecutor);
     // Responses are small and SSE chunks come in threes (size, data, CRLF): copied into
     // one buffer and written whole, the kernel copies one piece instead of many.
-    b.http1()
-        .writev(false)
-        .timer(TokioTimer::new())
-        .header_read_timeout(header_timeout);
+    // No header-read timer per request: `drive`'s watchdog bounds a head (see there).
+    b.http1().writev(false).header_read_timeout(None);
     b.http2()
         .timer(TokioTimer::new())
         .max_concurrent_streams(limits.max_streams)
@@ -93,7 +91,7 @@ where
 }
 
 /// What hyper serves on one connection.
-pub(super) type ConnService = TowerToHyperService<Counted<super::routed::Either>>;
+pub(super) type ConnService = Counted<super::routed::Either>;
 
 /// How long a connection asked to make room may take to close while it has no request in
 /// flight (a head still being sent) before it is dropped.
@@ -107,9 +105,11 @@ pub(crate) struct Closing {
 }
 
 /// Serves one connection until it ends; shut down gracefully (streams in flight finish)
-/// when `shutdown` is cancelled or the connection has been idle for `idle`. Evicted, it
-/// shuts down gracefully too, and is dropped if it still has nothing in flight after
-/// [`EVICT_GRACE`] (a head that never finishes would hold it until the header deadline).
+/// when `shutdown` is cancelled, when it is evicted, or when it has had nothing in flight
+/// for `idle` (the header deadline: hyper's own per-request header timer is not armed, this
+/// one bound covers HTTP/1.1 and HTTP/2 alike). Evicted or idle, it is dropped if it still
+/// has nothing in flight [`EVICT_GRACE`] later: a head that never finishes is not a
+/// request in flight, and a graceful shutdown waits for it.
 pub(crate) async fn drive<I>(
     builder: &auto::Builder<SpanExecutor>,
     io: I,
@@ -122,44 +122,85 @@ pub(crate) async fn drive<I>(
 {
     let conn = builder.serve_connection(TokioIo::new(io), service);
     let mut conn = std::pin::pin!(conn);
-    let mut closing = false;
-    // When an evicted connection is next checked for having nothing in flight.
-    let mut evicted = None;
-    // One wait for both reasons to close (a shutdown cancels `evict` too), polled at each
-    // of the connection's wakes: one token, not two.
+    let mut watch = Watchdog {
+        activity: &activity,
+        idle,
+        closing: false,
+        due: None,
+        was_asked: false,
+    };
+    // One wait for both reasons to close (a shutdown cancels `evict` too): one token.
     let asked = close.evict.cancelled();
     let mut asked = std::pin::pin!(asked);
-    let mut was_asked = false;
     loop {
-        tokio::select! {
+        // Polled only on its own wakes, not at each of the connection's reads and writes.
+        let woke = OnWake::new(watch.next(asked.as_mut()));
+        let woke = tokio::select! {
+            biased;
             ended = conn.as_mut() => {
                 if let Err(e) = ended {
                     tracing::debug!(error = %e, "connection ended with an error");
                 }
                 return;
             }
-            () = asked.as_mut(), if !was_asked => {
-                was_asked = true;
+            woke = woke => woke,
+        };
+        match woke {
+            Woke::Asked => {
+                watch.was_asked = true;
                 if !close.shutdown.is_cancelled() {
                     tracing::debug!("idle connection closed to make room for a new one");
-                    evicted = Some(Instant::now() + EVICT_GRACE);
+                    watch.due = Some(Instant::now() + EVICT_GRACE);
                 }
-                if !std::mem::replace(&mut closing, true) {
+                if !std::mem::replace(&mut watch.closing, true) {
                     conn.as_mut().graceful_shutdown();
                 }
             }
-            () = sleep_until(evicted) => {
+            Woke::Due => {
                 if activity.quiet().is_some() {
                     return;
                 }
                 // A request came in first: it finishes, then the connection closes.
-                evicted = Some(Instant::now() + EVICT_GRACE);
+                watch.due = Some(Instant::now() + EVICT_GRACE);
             }
-            () = activity.idle_for(idle), if !closing => {
+            Woke::Idle => {
                 tracing::debug!("idle connection closed");
-                closing = true;
+                watch.closing = true;
+                watch.due = Some(Instant::now() + EVICT_GRACE);
                 conn.as_mut().graceful_shutdown();
             }
+        }
+    }
+}
+
+/// What a connection's watchdog waits for, and what it knows of the connection.
+struct Watchdog<'a> {
+    activity: &'a Activity,
+    idle: Duration,
+    /// A graceful shutdown has begun.
+    closing: bool,
+    /// When a closing connection is next checked for having nothing in flight.
+    due: Option<Instant>,
+    /// The eviction (or shutdown) token has fired.
+    was_asked: bool,
+}
+
+/// Why the watchdog woke.
+enum Woke {
+    /// Evicted, or the server is shutting down.
+    Asked,
+    /// A closing connection's check is due.
+    Due,
+    /// Nothing in flight for the header deadline.
+    Idle,
+}
+
+impl Watchdog<'_> {
+    async fn next(&self, asked: Pin<&mut WaitForCancellationFuture<'_>>) -> Woke {
+        tokio::select! {
+            () = asked, if !self.was_asked => Woke::Asked,
+            () = sleep_until(self.due) => Woke::Due,
+            () = self.activity.idle_for(self.idle), if !self.closing => Woke::Idle,
         }
     }
 }
@@ -282,28 +323,40 @@ impl<B: http_body::Body> http_body::Body for Tracked<B> {
 
 /// A connection's service whose requests count as in flight (see [`Activity`]) until
 /// their response bodies end.
-#[derive(Clone)]
+///
+/// hyper calls it by reference and it calls the stack inside in place: tower's adapter
+/// would clone the whole stack for each request (an atomic count each way for every `Arc`
+/// in it) to call it once and drop it. The stack is always ready (`Either::poll_ready`
+/// answers `Ready` without asking the services inside, none of which ever waits), so
+/// there is nothing to wait for before the call.
 pub(crate) struct Counted<S> {
-    pub(crate) inner: S,
-    pub(crate) activity: Arc<Activity>,
+    inner: RefCell<S>,
+    activity: Arc<Activity>,
 }
 
-impl<S, R, B> tower_service::Service<R> for Counted<S>
-where
-    S: tower_service::Service<R, Response = http::Response<B>>,
-{
-    type Response = http::Response<Tracked<B>>;
-    type Error = S::Error;
-    type Future = CountedFuture<S::Future>;
-
-    fn poll_ready(&mut self, cx: &mut Context<'_>) -> Poll<Result<(), Self::Error>> {
-        self.inner.poll_ready(cx)
+impl<S> Counted<S> {
+    pub(crate) fn new(inner: S, activity: Arc<Activity>) -> Self {
+        Self {
+            inner: RefCell::new(inner),
+            activity,
+        }
     }
+}
 
-    fn call(&mut self, req: R) -> Self::Future {
+type Either = super::routed::Either;
+type Request = http::Request<hyper::body::Incoming>;
+
+impl hyper::service::Service<Request> for Counted<Either> {
+    type Response = http::Response<Tracked<super::body::McpBody>>;
+    type Error = std::convert::Infallible;
+    type Future = CountedFuture<<Either as tower_service::Service<Request>>::Future>;
+
+    fn call(&self, req: Request) -> Self::Future {
+        use tower_service::Service;
         CountedFuture {
             guard: Some(self.activity.start()),
-            inner: self.inner.call(req),
+            // Never borrowed elsewhere, nor across a call: the borrow ends with the line.
+            inner: self.inner.borrow_mut().call(req),
         }
     }
 }

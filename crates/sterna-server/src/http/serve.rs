@@ -9,7 +9,6 @@ use super::served::Served;
 use super::service::McpService;
 use crate::server::Server;
 use hyper_util::server::conn::auto;
-use hyper_util::service::TowerToHyperService;
 use std::future::Future;
 use std::io;
 use std::net::SocketAddr;
@@ -222,7 +221,7 @@ impl HttpServer {
         } else {
             Protocols::Http1
         };
-        let build = |p| Arc::new(conn::builder(p, c.header_timeout, limits));
+        let build = |p| Arc::new(conn::builder(p, limits));
         Accept {
             path: self.path.clone(),
             auth: self.auth.clone(),
@@ -354,10 +353,7 @@ impl Accept {
             peer,
             proxies: self.proxies.clone(),
         };
-        let service = TowerToHyperService::new(Counted {
-            inner: auth_or_plain(self.auth.as_ref(), routed),
-            activity: activity.clone(),
-        });
+        let service = Counted::new(auth_or_plain(self.auth.as_ref(), routed), activity.clone());
         let idle = self.header_timeout;
         #[cfg(feature = "tls")]
         if let Some(acceptor) = &self.tls {

@@ -1,6 +1,7 @@
 //! Slow and idle clients over real TCP: a body that never arrives gets 408 and its
 //! connection closes (with `HttpServer`, and with `McpService` mounted in axum); headers
-//! that never finish close the connection; the connection limit holds, and idle
+//! that never finish close the connection, on a new connection or a kept-alive one, also
+//! when their bytes keep coming; the connection limit holds, and idle
 //! connections over it do not keep a real request out once their deadline passes.
 //!
 //! The deadlines here are short and configured; every wait has a generous outer bound
@@ -103,6 +104,95 @@ async fn headers_that_never_finish_close_the_connection() {
         .await
         .unwrap();
     let answer = read_until_closed(&mut tcp).await;
+    assert!(!answer.contains("200 OK"), "{answer}");
+    s.shutdown().await;
+}
+
+/// Sends `head` a byte at a time, 50 ms apart, then keeps going with an endless header
+/// value, until the server closes the connection (or the bound runs out): a head that is
+/// always arriving and never ends. Returns what the server sent meanwhile.
+async fn trickle(tcp: TcpStream, head: &'static [u8]) -> String {
+    let (mut read, mut write) = tcp.into_split();
+    let writer = tokio::spawn(async move {
+        let bytes = head.iter().copied().chain(std::iter::repeat(b'a'));
+        for b in bytes.take((BOUND.as_millis() / 50) as usize) {
+            if write.write_all(&[b]).await.is_err() {
+                return;
+            }
+            tokio::time::sleep(short(50)).await;
+        }
+    });
+    let mut got = Vec::new();
+    let read = tokio::time::timeout(BOUND, async {
+        let mut buf = [0u8; 4096];
+        loop {
+            match read.read(&mut buf).await {
+                Ok(0) | Err(_) => break,
+                Ok(n) => got.extend_from_slice(&buf[..n]),
+            }
+        }
+    })
+    .await;
+    writer.abort();
+    assert!(read.is_ok(), "the server closed the connection");
+    String::from_utf8_lossy(&got).into_owned()
+}
+
+#[tokio::test]
+async fn a_head_that_keeps_arriving_and_never_ends_is_cut_at_the_deadline() {
+    let (srv, _) = server();
+    let config = HttpConfig::new().header_timeout(short(300));
+    let s = start(srv, config, None).await;
+    let tcp = TcpStream::connect(s.addr).await.unwrap();
+    let answer = trickle(tcp, b"POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Slow: ").await;
+    assert!(!answer.contains("200 OK"), "{answer}");
+    s.shutdown().await;
+}
+
+#[tokio::test]
+async fn a_kept_alive_connection_whose_next_head_never_ends_is_cut() {
+    let (srv, _) = server();
+    let config = HttpConfig::new().header_timeout(short(300));
+    let s = start(srv, config, None).await;
+    let mut tcp = TcpStream::connect(s.addr).await.unwrap();
+    let body = call(1, "add", serde_json::json!({"a": 2, "b": 3})).to_string();
+    let head = post_head(s.addr, body.len()).replace(
+        "\r\n\r\n",
+        "\r\nMcp-Method: tools/call\r\nMcp-Name: add\r\n\r\n",
+    );
+    tcp.write_all(format!("{head}{body}").as_bytes())
+        .await
+        .unwrap();
+    // The first answer, whole (its length from its head), on the kept-alive connection.
+    let mut got = Vec::new();
+    let first = tokio::time::timeout(BOUND, async {
+        let mut buf = [0u8; 4096];
+        loop {
+            let n = tcp.read(&mut buf).await.unwrap();
+            assert!(
+                n > 0,
+                "closed before answering: {}",
+                String::from_utf8_lossy(&got)
+            );
+            got.extend_from_slice(&buf[..n]);
+            let text = String::from_utf8_lossy(&got).to_lowercase();
+            let Some(end) = text.find("\r\n\r\n") else {
+                continue;
+            };
+            let len: usize = text[..end]
+                .lines()
+                .find_map(|l| l.strip_prefix("content-length:"))
+                .map(|v| v.trim().parse().unwrap())
+                .expect("a content length");
+            if got.len() >= end + 4 + len {
+                return text;
+            }
+        }
+    })
+    .await
+    .expect("the first request is answered");
+    assert!(first.starts_with("http/1.1 200"), "{first}");
+    let answer = trickle(tcp, b"POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Slow: ").await;
     assert!(!answer.contains("200 OK"), "{answer}");
     s.shutdown().await;
 }
