@@ -19,7 +19,7 @@
 //!   time are per request ([`McpService`](super::McpService)'s layers), so they hold per
 //!   stream.
 
-use super::wake::OnWake;
+use crate::wake::OnWake;
 use hyper_util::rt::{TokioIo, TokioTimer};
 use hyper_util::server::conn::auto;
 use std::cell::RefCell;

@@ -40,7 +40,6 @@ mod served;
 mod service;
 #[cfg(feature = "tls")]
 mod tls;
-mod wake;
 
 pub use auth::{AuthError, AuthLayer, AuthService, Authenticator, BearerTokens};
 pub use body::McpBody;

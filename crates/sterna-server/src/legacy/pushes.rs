@@ -5,6 +5,7 @@
 
 use crate::fast_map::FastMap;
 use crate::server::Notifier;
+use crate::wake::OnWake;
 use futures_util::future::BoxFuture;
 use serde::Serialize;
 use serde_json::value::RawValue;
@@ -172,15 +173,25 @@ impl Pushes {
         };
         serde_json::to_writer(&mut bytes, &request).expect("requests serialize");
         out.send(bytes).await;
+        // The request's task wakes at each read and write of its stream while the answer
+        // is awaited: the cancellation and the deadline are polled only on their own wakes.
+        let given_up = OnWake::new(async {
+            tokio::select! {
+                biased;
+                _ = cancel.cancelled() => PushFailure::Cancelled,
+                () = tokio::time::sleep_until(deadline) => PushFailure::TimedOut,
+            }
+        });
         tokio::select! {
             biased;
-            _ = cancel.cancelled() => Err(PushFailure::Cancelled),
-            answer = tokio::time::timeout_at(deadline, rx) => match answer {
-                Err(_) => Err(PushFailure::TimedOut),
-                Ok(Err(_)) => Err(PushFailure::Cancelled),
-                Ok(Ok(Ok(v))) => Ok(v),
-                Ok(Ok(Err(e))) => Err(PushFailure::Refused(e)),
+            // An answer beats the deadline, as it came in time; a cancellation beats both.
+            answer = rx => match answer {
+                _ if cancel.is_cancelled() => Err(PushFailure::Cancelled),
+                Err(_) => Err(PushFailure::Cancelled),
+                Ok(Ok(v)) => Ok(v),
+                Ok(Err(e)) => Err(PushFailure::Refused(e)),
             },
+            failure = given_up => Err(failure),
         }
     }
 

@@ -335,6 +335,7 @@ mod tests {
         );
     }
 
+    #[cfg(any(feature = "tasks", all(feature = "http", feature = "legacy")))]
     #[test]
     fn holdings_prune_what_is_gone() {
         let mut h = Holdings::default();

@@ -5,12 +5,15 @@
 //! ([`Task::run`]), exactly as if it had started there, so the client may resume it.
 
 use super::log::{Reading, StreamLog};
+use super::quiet::{Quiet, Quieting};
 use super::running::{Handling, Task, close, drain};
 use crate::legacy::LegacySession;
 use crate::server::{Notifications, Response, log_panic};
+use crate::wake::OnWake;
 use bytes::Bytes;
 use futures_util::{FutureExt, Stream};
 use std::panic::AssertUnwindSafe;
+use std::pin::Pin;
 use std::sync::Arc;
 use std::time::Duration;
 use sterna_types::jsonrpc::RequestId;
@@ -100,6 +103,8 @@ struct Driving {
     log: Arc<StreamLog>,
     _reading: Reading,
     until: CancellationToken,
+    /// The cut and the keep-alive timer, made once, polled when one of them fires.
+    quiet: Pin<Box<OnWake<Quieting>>>,
     cursor: u64,
     lead: Option<Bytes>,
 }
@@ -121,8 +126,10 @@ pub(super) fn driven(
     keep_alive: Duration,
 ) -> impl Stream<Item = Bytes> + Send + 'static {
     let log = driver.task.log.clone();
+    let until = log.cut();
     let state = Driving {
-        until: log.cut(),
+        quiet: Box::pin(OnWake::new(Quieting::new(until.clone(), keep_alive))),
+        until,
         held: Held(Some(driver)),
         log,
         _reading: reading,
@@ -149,6 +156,7 @@ pub(super) fn driven(
                 Err(()) => return None,
                 Ok(Some((seq, b))) => {
                     st.cursor = seq;
+                    st.quiet.as_mut().inner().sent();
                     return Some((b, st));
                 }
                 Ok(None) => {}
@@ -163,10 +171,12 @@ pub(super) fn driven(
                     }
                 }
                 () = &mut changed, if st.held.0.is_none() => {}
-                () = st.until.cancelled() => return None,
-                () = tokio::time::sleep(keep_alive) => {
-                    return Some((Bytes::from_static(b": keep-alive\n\n"), st));
-                }
+                quiet = st.quiet.as_mut() => match quiet {
+                    Quiet::Cut => return None,
+                    Quiet::KeepAlive => {
+                        return Some((Bytes::from_static(b": keep-alive\n\n"), st));
+                    }
+                },
             }
         }
     })

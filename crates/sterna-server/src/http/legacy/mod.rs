@@ -19,6 +19,7 @@ mod live;
 mod log;
 mod mirror;
 mod post;
+mod quiet;
 mod relay;
 mod remote;
 mod running;

@@ -1,9 +1,10 @@
 //! A future polled only when it asked to be: [`OnWake`].
 //!
 //! A connection's task is woken at every read and write of its socket, and a future
-//! beside the connection in the same task (its watchdog's timers and shutdown token) would
-//! be polled again each time, for nothing: a timer re-registers its waker, a token takes
-//! its lock. Wrapped in [`OnWake`], it is polled once, then only after its own waker fired.
+//! beside the connection in the same task (its watchdog's timers and shutdown token, a
+//! pushed question's deadline and cancellation) would be polled again each time, for
+//! nothing: a timer re-registers its waker, a token takes its lock. Wrapped in [`OnWake`],
+//! it is polled once, then only after its own waker fired.
 
 use futures_util::task::AtomicWaker;
 use std::future::Future;
@@ -48,6 +49,16 @@ impl<F: Future> OnWake<F> {
         });
         let waker = Waker::from(flag.clone());
         Self { inner, flag, waker }
+    }
+
+    /// The future inside, to change between polls (a change that needs it polled again
+    /// must wake its waker).
+    #[cfg_attr(
+        not(all(feature = "http", feature = "legacy")),
+        allow(dead_code, reason = "used by the 2025 wing over HTTP")
+    )]
+    pub(crate) fn inner(self: Pin<&mut Self>) -> Pin<&mut F> {
+        self.project().inner
     }
 }
 
