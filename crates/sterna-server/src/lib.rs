@@ -31,7 +31,6 @@ pub mod state;
 pub mod tasks;
 pub mod trace;
 pub mod transport;
-#[cfg(any(feature = "http", feature = "legacy"))]
 mod wake;
 
 pub use definition::{DefinitionError, TemplateProblem, Unfit};

@@ -1,33 +1,45 @@
 //! What stands between a request and the code that serves it: cancellation, and panics
 //! caught so that they cost only the request they happened in.
 
+use crate::wake::OnWake;
 use futures_util::FutureExt;
 use futures_util::future::BoxFuture;
 use std::future::Future;
 use std::panic::AssertUnwindSafe;
 use std::task::Poll;
 use sterna_types::error::ErrorObject;
-use tokio_util::sync::CancellationToken;
+use tokio_util::sync::{CancellationToken, WaitForCancellationFuture};
 
 /// Runs a handler future, stopping it on cancellation (`None`) and catching panics
 /// (`Some(Err(()))`). The cancellation is checked before each poll of the handler (a
-/// cancelled request is never polled again); the handler registers with the token only
-/// when it has to wait, so one that ends on its first poll (most do) never does.
+/// cancelled request is never polled again). A handler that ends on its first poll (most
+/// do) never registers with the token; one that waits registers once, and its later polls
+/// (at every wake of the task that runs it: a stream's reads and writes) read a flag the
+/// token's wake sets instead of taking the token's lock.
 pub(crate) async fn guarded<T>(
     fut: BoxFuture<'static, T>,
     cancel: &CancellationToken,
 ) -> Option<Result<T, ()>> {
     let mut fut = AssertUnwindSafe(fut).catch_unwind();
-    let cancelled = cancel.cancelled();
-    tokio::pin!(cancelled);
+    let waiting = None::<OnWake<WaitForCancellationFuture<'_>>>;
+    tokio::pin!(waiting);
     std::future::poll_fn(|cx| {
-        if cancel.is_cancelled() {
+        let cancelled = match waiting.as_mut().as_pin_mut() {
+            None => cancel.is_cancelled(),
+            Some(w) => w.poll(cx).is_ready(),
+        };
+        if cancelled {
             return Poll::Ready(None);
         }
         if let Poll::Ready(r) = fut.poll_unpin(cx) {
             return Poll::Ready(Some(r.map_err(|panic| log_panic(panic.as_ref()))));
         }
-        cancelled.as_mut().poll(cx).map(|()| None)
+        if waiting.is_none() {
+            waiting.set(Some(OnWake::new(cancel.cancelled())));
+            let w = waiting.as_mut().as_pin_mut().expect("just set");
+            return w.poll(cx).map(|()| None);
+        }
+        Poll::Pending
     })
     .await
 }
