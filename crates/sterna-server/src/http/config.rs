@@ -121,7 +121,8 @@ impl HttpConfig {
 
     /// How long a client has to send a request's headers, from the moment the connection
     /// is ready for them (a new connection, or a keep-alive one after its last answer);
-    /// beyond it the connection is closed. Default 30 s. Applies to
+    /// beyond it the connection is shut down, and dropped half a second later if a head is
+    /// still arriving. Default 30 s. Applies to
     /// [`HttpServer`](super::HttpServer) (a server of your own sets its own).
     pub fn header_timeout(mut self, limit: Duration) -> Self {
         self.header_timeout = limit;
