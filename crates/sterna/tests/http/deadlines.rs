@@ -12,7 +12,7 @@ use super::fixture::server;
 use std::net::SocketAddr;
 use std::time::Duration;
 use sterna::server::http::{HttpConfig, McpService};
-use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::io::{AsyncRead, AsyncReadExt, AsyncWriteExt};
 use tokio::net::{TcpListener, TcpStream};
 
 /// How long any one wait may take before the test fails (the server is told far less).
@@ -33,7 +33,7 @@ fn post_head(addr: SocketAddr, len: usize) -> String {
 }
 
 /// Everything the server sends until it closes the connection (bounded).
-async fn read_until_closed(tcp: &mut TcpStream) -> String {
+async fn read_until_closed(tcp: &mut (impl AsyncRead + Unpin)) -> String {
     let mut got = Vec::new();
     let read = tokio::time::timeout(BOUND, async {
         let mut buf = [0u8; 4096];
@@ -122,20 +122,9 @@ async fn trickle(tcp: TcpStream, head: &'static [u8]) -> String {
             tokio::time::sleep(short(50)).await;
         }
     });
-    let mut got = Vec::new();
-    let read = tokio::time::timeout(BOUND, async {
-        let mut buf = [0u8; 4096];
-        loop {
-            match read.read(&mut buf).await {
-                Ok(0) | Err(_) => break,
-                Ok(n) => got.extend_from_slice(&buf[..n]),
-            }
-        }
-    })
-    .await;
+    let answer = read_until_closed(&mut read).await;
     writer.abort();
-    assert!(read.is_ok(), "the server closed the connection");
-    String::from_utf8_lossy(&got).into_owned()
+    answer
 }
 
 #[tokio::test]
