@@ -49,34 +49,32 @@ pub(crate) fn parse_event_id(id: &str) -> Option<(u64, u64)> {
     Some((stream.parse().ok()?, seq.parse().ok()?))
 }
 
-/// An SSE event with its id: the stream, then the position in it (`3-17`).
+/// An SSE event with its id: the stream, then the position in it (`3-17`). Its buffer is
+/// exactly its length, so `Bytes` takes it as it is.
 pub(crate) fn sse(stream: u64, seq: u64, data: &[u8]) -> Bytes {
-    let mut out = Vec::with_capacity(data.len() + 32);
-    out.extend_from_slice(b"id: ");
-    event_id(&mut out, stream, seq);
-    out.extend_from_slice(b"\ndata: ");
-    out.extend_from_slice(data);
-    out.extend_from_slice(b"\n\n");
-    Bytes::from(out)
+    let (mut s, mut q) = (itoa::Buffer::new(), itoa::Buffer::new());
+    let (s, q) = (s.format(stream).as_bytes(), q.format(seq).as_bytes());
+    let parts: [&[u8]; 6] = [b"id: ", s, b"-", q, b"\ndata: ", data];
+    Bytes::from(frame(&parts, b"\n\n"))
 }
 
 /// The first event of a stream: its id (position 0) and the reconnection delay, no data.
 pub(crate) fn priming(stream: u64, retry_ms: u128) -> Bytes {
-    let mut out = Vec::with_capacity(48);
-    out.extend_from_slice(b"id: ");
-    event_id(&mut out, stream, 0);
-    out.extend_from_slice(b"\nretry: ");
-    out.extend_from_slice(itoa::Buffer::new().format(retry_ms).as_bytes());
-    out.extend_from_slice(b"\ndata: \n\n");
-    Bytes::from(out)
+    let (mut s, mut r) = (itoa::Buffer::new(), itoa::Buffer::new());
+    let (s, r) = (s.format(stream).as_bytes(), r.format(retry_ms).as_bytes());
+    let parts: [&[u8]; 5] = [b"id: ", s, b"-0\nretry: ", r, b"\ndata: "];
+    Bytes::from(frame(&parts, b"\n\n"))
 }
 
-/// Writes the event id `{stream}-{seq}`.
-pub(crate) fn event_id(out: &mut Vec<u8>, stream: u64, seq: u64) {
-    let mut n = itoa::Buffer::new();
-    out.extend_from_slice(n.format(stream).as_bytes());
-    out.push(b'-');
-    out.extend_from_slice(n.format(seq).as_bytes());
+/// `parts` then `end`, in a buffer of exactly their length.
+fn frame(parts: &[&[u8]], end: &[u8]) -> Vec<u8> {
+    let len = parts.iter().map(|p| p.len()).sum::<usize>() + end.len();
+    let mut out = Vec::with_capacity(len);
+    for p in parts {
+        out.extend_from_slice(p);
+    }
+    out.extend_from_slice(end);
+    out
 }
 
 impl StreamLog {
@@ -349,6 +347,14 @@ mod tests {
             "id: 18446744073709551615-0\nretry: 0\ndata: \n\n"
         );
         assert_eq!(sse(12, 9, b"{}"), "id: 12-9\ndata: {}\n\n");
+    }
+
+    /// An event's buffer is exactly its length: `Bytes` takes it as it is.
+    #[test]
+    fn frames_fill_their_buffer_exactly() {
+        let framed = frame(&[b"id: ", b"12-9", b"\ndata: ", b"{}"], b"\n\n");
+        assert_eq!(framed, b"id: 12-9\ndata: {}\n\n");
+        assert_eq!(framed.len(), framed.capacity());
     }
 
     #[tokio::test]
