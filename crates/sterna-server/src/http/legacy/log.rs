@@ -54,23 +54,14 @@ pub(crate) fn parse_event_id(id: &str) -> Option<(u64, u64)> {
 pub(crate) fn sse(stream: u64, seq: u64, data: &[u8]) -> Bytes {
     let (mut s, mut q) = (itoa::Buffer::new(), itoa::Buffer::new());
     let (s, q) = (s.format(stream).as_bytes(), q.format(seq).as_bytes());
-    Bytes::from(frame(&[b"id: ", s, b"-", q, b"\ndata: ", data, b"\n\n"]))
+    Bytes::from([b"id: ", s, b"-", q, b"\ndata: ", data, b"\n\n"].concat())
 }
 
 /// The first event of a stream: its id (position 0) and the reconnection delay, no data.
 pub(crate) fn priming(stream: u64, retry_ms: u128) -> Bytes {
     let (mut s, mut r) = (itoa::Buffer::new(), itoa::Buffer::new());
     let (s, r) = (s.format(stream).as_bytes(), r.format(retry_ms).as_bytes());
-    Bytes::from(frame(&[b"id: ", s, b"-0\nretry: ", r, b"\ndata: \n\n"]))
-}
-
-/// `parts` one after the other, in a buffer of exactly their length.
-fn frame(parts: &[&[u8]]) -> Vec<u8> {
-    let mut out = Vec::with_capacity(parts.iter().map(|p| p.len()).sum());
-    for p in parts {
-        out.extend_from_slice(p);
-    }
-    out
+    Bytes::from([b"id: ", s, b"-0\nretry: ", r, b"\ndata: \n\n"].concat())
 }
 
 impl StreamLog {
@@ -345,10 +336,11 @@ mod tests {
         assert_eq!(sse(12, 9, b"{}"), "id: 12-9\ndata: {}\n\n");
     }
 
-    /// An event's buffer is exactly its length: `Bytes` takes it as it is.
+    /// An event's buffer is exactly its length (`concat` sizes it from its parts), so
+    /// `Bytes` takes it as it is.
     #[test]
     fn frames_fill_their_buffer_exactly() {
-        let framed = frame(&[b"id: ", b"12-9", b"\ndata: ", b"{}", b"\n\n"]);
+        let framed = [&b"id: "[..], b"12-9", b"\ndata: ", b"{}", b"\n\n"].concat();
         assert_eq!(framed, b"id: 12-9\ndata: {}\n\n");
         assert_eq!(framed.len(), framed.capacity());
     }
