@@ -7,6 +7,7 @@ use super::body::McpBody;
 use crate::server::Principal;
 use crate::server::target::Target;
 use http::{Extensions, Response};
+use std::net::SocketAddr;
 
 /// The caller of one HTTP request.
 #[derive(Clone, Default)]
@@ -18,12 +19,13 @@ pub(crate) struct Caller {
 
 impl Caller {
     /// The caller the layers in front of the endpoint left in `extensions`
-    /// (anonymous, with no per-target rule, when there are none).
-    pub(crate) fn take(extensions: &mut Extensions) -> Self {
+    /// (anonymous, with no per-target rule, when there are none), from the request's
+    /// [`PeerAddr`](super::PeerAddr), else from the connection's `peer`.
+    pub(crate) fn take(extensions: &mut Extensions, peer: Option<SocketAddr>) -> Self {
         let principal = extensions.remove::<Principal>().unwrap_or_default();
         Self {
             // The peer counts for an anonymous caller's shares (whoever authenticated it).
-            principal: super::peer::stamp(principal, extensions),
+            principal: super::peer::stamp(principal, extensions, peer),
             scopes: extensions.remove::<ScopeCheck>().map(Box::new),
         }
     }

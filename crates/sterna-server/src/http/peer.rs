@@ -26,10 +26,16 @@ use std::net::SocketAddr;
 pub struct PeerAddr(pub SocketAddr);
 
 /// `principal` (an anonymous one when nothing authenticated the request) with the
-/// request's [`PeerAddr`] (if any), where every store's share is decided.
-pub(crate) fn stamp(principal: Principal, extensions: &http::Extensions) -> Principal {
-    match extensions.get::<PeerAddr>() {
-        Some(PeerAddr(addr)) => principal.with_peer(addr.ip()),
+/// request's [`PeerAddr`] if it has one, else the connection's `peer` (if known), where
+/// every store's share is decided.
+pub(crate) fn stamp(
+    principal: Principal,
+    extensions: &http::Extensions,
+    peer: Option<SocketAddr>,
+) -> Principal {
+    let own = extensions.get::<PeerAddr>().map(|p| p.0);
+    match own.or(peer) {
+        Some(addr) => principal.with_peer(addr.ip()),
         None => principal,
     }
 }
@@ -42,13 +48,19 @@ mod tests {
     #[test]
     fn the_peer_lands_on_the_principal() {
         let mut ext = http::Extensions::new();
-        let p = stamp(Principal::default(), &ext);
+        let p = stamp(Principal::default(), &ext, None);
         assert_eq!(p.peer(), None, "nothing to stamp");
+        let conn: SocketAddr = "192.0.2.9:2000".parse().unwrap();
+        let p = stamp(Principal::default(), &ext, Some(conn));
+        assert_eq!(p.peer(), Some(conn.ip()), "the connection's peer");
         ext.insert(PeerAddr("198.51.100.4:1000".parse().unwrap()));
-        let p = stamp(Principal::default(), &ext);
+        let p = stamp(Principal::default(), &ext, None);
         assert_eq!(p.peer(), Some("198.51.100.4".parse().unwrap()));
         assert_eq!(p.id(), None);
-        let p = stamp(Principal::new("alice"), &ext);
+        let p = stamp(Principal::default(), &ext, Some(conn));
+        let own = "198.51.100.4".parse().unwrap();
+        assert_eq!(p.peer(), Some(own), "the request's own peer wins");
+        let p = stamp(Principal::new("alice"), &ext, Some(conn));
         assert_eq!(p.id(), Some("alice"), "the authenticated principal stays");
         assert_eq!(QuotaKey::of(&p), QuotaKey::of(&Principal::new("alice")));
     }

@@ -72,8 +72,9 @@ pub(super) struct Routed {
     pub(super) inner: McpService,
     pub(super) headers: Arc<http::HeaderMap>,
     pub(super) text: Option<Arc<TextRoute>>,
-    /// The connection's peer: its [`PeerAddr`](super::PeerAddr) on every request, unless
-    /// it is one of the trusted `proxies` (then the client it names is).
+    /// The connection's peer: the one `inner` counts every request from (built with
+    /// [`McpService::for_peer`]), unless it is one of the trusted `proxies` (then the
+    /// client it names is, given as the request's [`PeerAddr`](super::PeerAddr)).
     pub(super) peer: SocketAddr,
     pub(super) proxies: super::TrustedProxies,
 }
@@ -103,7 +104,11 @@ where
             Ok(client) => client,
             Err(e) => return Either::Left(ready(Ok(bad_forwarded_for(&e)))),
         };
-        req.extensions_mut().insert(super::PeerAddr(client));
+        // The endpoint counts a request without one as the connection's peer's: only a
+        // client a trusted proxy names needs the extension (and its allocations).
+        if client != self.peer {
+            req.extensions_mut().insert(super::PeerAddr(client));
+        }
         if let Some(text) = self
             .text
             .as_ref()

@@ -347,7 +347,7 @@ impl Accept {
         };
         let routed = Routed {
             path: self.path.clone(),
-            inner: self.mcp.clone(),
+            inner: self.mcp.for_peer(peer),
             headers: self.headers.clone(),
             text: self.text.clone(),
             peer,

@@ -81,6 +81,7 @@ impl McpService {
         });
         let endpoint = Endpoint {
             shared: shared.clone(),
+            peer: None,
         };
         let limited = BodyLimitLayer::new(config.max_body).layer(endpoint);
         let limited = BodyTimeoutLayer::new(config.body_timeout).layer(limited);
@@ -96,6 +97,23 @@ impl McpService {
     /// The server behind the endpoint.
     pub fn server(&self) -> &Server {
         &self.server
+    }
+
+    /// This endpoint for the requests of one connection from `peer`: a request without a
+    /// [`PeerAddr`](super::PeerAddr) of its own is counted as `peer`'s (what
+    /// [`HttpServer`](super::HttpServer) gives each connection, so that a request needs no
+    /// extension, with its allocations, to carry it).
+    pub(crate) fn for_peer(&self, peer: std::net::SocketAddr) -> Self {
+        let mut for_peer = self.clone();
+        let endpoint = for_peer
+            .stack
+            .get_mut()
+            .get_mut()
+            .get_mut()
+            .get_mut()
+            .get_mut();
+        endpoint.peer = Some(peer);
+        for_peer
     }
 
     #[cfg(feature = "legacy")]
@@ -166,6 +184,8 @@ where
 #[derive(Clone)]
 struct Endpoint {
     shared: Arc<Shared>,
+    /// The connection's peer, for requests that carry no [`PeerAddr`](super::PeerAddr).
+    peer: Option<std::net::SocketAddr>,
 }
 
 struct Shared {
@@ -194,7 +214,7 @@ where
 
     fn call(&mut self, req: Request<Limited<B>>) -> Self::Future {
         let (mut parts, body) = req.into_parts();
-        let caller = Caller::take(&mut parts.extensions);
+        let caller = Caller::take(&mut parts.extensions, self.peer);
         // The client's place holds until the answer ends (a stream included).
         let admitted = self.shared.in_flight.admit(&caller.principal, &parts);
         let (place, answer_only) = match admitted {
@@ -265,6 +285,8 @@ struct Incoming {
     /// Admitted over the client's share: served only if it answers a pushed question.
     answer_only: bool,
     accepts: Accepts,
+    /// `MCP-Protocol-Version` names a 2026-07-28 (or later) revision: read once, here.
+    modern: bool,
     deadline: Option<Deadline>,
 }
 
@@ -278,6 +300,7 @@ impl Shared {
         match (&parts.method, &self.era) {
             (&Method::POST, _) => Route::Post(Incoming {
                 accepts: Accepts::of(&parts.headers),
+                modern: modern_header(&parts.headers),
                 caller,
                 answer_only,
                 // A deadline set in front of the endpoint; its own is added once the body is in.
@@ -337,7 +360,7 @@ impl Shared {
     ) -> impl Future<Output = Response<McpBody>> + Send + '_ {
         async move {
             if let Some(era) = self.era.as_deref()
-                && !modern_header(&incoming.headers)
+                && !incoming.modern
                 && let Some(answered) = elsewhere(
                     era,
                     &self.server,

@@ -81,6 +81,13 @@ pub struct AcceptService<S> {
     inner: S,
 }
 
+impl<S> AcceptService<S> {
+    /// The service behind this layer.
+    pub(crate) fn get_mut(&mut self) -> &mut S {
+        &mut self.inner
+    }
+}
+
 impl<S, B, R> Service<Request<B>> for AcceptService<S>
 where
     S: Service<Request<B>, Response = Response<R>>,

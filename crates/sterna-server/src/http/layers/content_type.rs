@@ -29,6 +29,13 @@ pub struct ContentTypeService<S> {
     inner: S,
 }
 
+impl<S> ContentTypeService<S> {
+    /// The service behind this layer.
+    pub(crate) fn get_mut(&mut self) -> &mut S {
+        &mut self.inner
+    }
+}
+
 impl<S, B, R> Service<Request<B>> for ContentTypeService<S>
 where
     S: Service<Request<B>, Response = Response<R>>,

@@ -44,6 +44,13 @@ pub struct BodyLimitService<S> {
     max: usize,
 }
 
+impl<S> BodyLimitService<S> {
+    /// The service behind this layer.
+    pub(crate) fn get_mut(&mut self) -> &mut S {
+        &mut self.inner
+    }
+}
+
 impl<S, B, R> Service<Request<B>> for BodyLimitService<S>
 where
     S: Service<Request<Limited<B>>, Response = Response<R>>,

@@ -46,6 +46,13 @@ pub struct OriginService<S> {
     policy: Arc<OriginPolicy>,
 }
 
+impl<S> OriginService<S> {
+    /// The service behind this layer.
+    pub(crate) fn get_mut(&mut self) -> &mut S {
+        &mut self.inner
+    }
+}
+
 impl<S, B, R> Service<Request<B>> for OriginService<S>
 where
     S: Service<Request<B>, Response = Response<R>>,

@@ -142,6 +142,13 @@ pub struct BodyTimeoutService<S> {
     limit: Option<Duration>,
 }
 
+impl<S> BodyTimeoutService<S> {
+    /// The service behind this layer.
+    pub(crate) fn get_mut(&mut self) -> &mut S {
+        &mut self.inner
+    }
+}
+
 impl<S, B, R> Service<Request<B>> for BodyTimeoutService<S>
 where
     S: Service<Request<TimedBody<B>>, Response = Response<R>>,

@@ -2,7 +2,7 @@
 //! authorized against the target it names, and run within the deadline.
 
 use super::{Incoming, Shared};
-use crate::http::headers::{self, modern_header};
+use crate::http::headers;
 use crate::http::layers::Deadline;
 use crate::http::respond::Done;
 use crate::metrics::{Refusal, refused};
@@ -36,7 +36,7 @@ impl Shared {
         notifier: Notifier,
     ) -> impl Future<Output = Done> + Send {
         async move {
-            let read = if modern_header(&incoming.headers) {
+            let read = if incoming.modern {
                 classify(&bytes)
             } else {
                 classify_envelope(&bytes)
