@@ -5,13 +5,14 @@ use std::net::SocketAddr;
 
 /// The address a request came from, in the request's extensions.
 ///
-/// [`HttpServer`](super::HttpServer) adds it to every request from the connection. An
-/// anonymous caller's shares of the bounded stores (2025 sessions, tasks, stored states)
-/// are counted by this address (see [`QuotaKey`](crate::server::QuotaKey)); without it,
-/// every anonymous caller shares one set of shares.
+/// An anonymous caller's shares of the bounded stores (2025 sessions, tasks, stored
+/// states) are counted by this address (see [`QuotaKey`](crate::server::QuotaKey));
+/// without it, every anonymous caller shares one set of shares.
 ///
-/// Behind a load balancer, [`HttpServer::trusted_proxies`](super::HttpServer::trusted_proxies)
-/// makes it the client the balancer names. When you mount [`McpService`](super::McpService)
+/// [`HttpServer`](super::HttpServer) needs none: it counts each request by its
+/// connection's address, or, behind a load balancer named in
+/// [`HttpServer::trusted_proxies`](super::HttpServer::trusted_proxies), by the client the
+/// balancer names (a request carrying its own `PeerAddr` is counted by that). When you mount [`McpService`](super::McpService)
 /// in your own stack, insert it yourself, e.g. from axum's `ConnectInfo<SocketAddr>`, or
 /// the address [`TrustedProxies::client`](super::TrustedProxies::client) reads (never
 /// `X-Forwarded-For` or `Forwarded` as it comes: a client can write those headers itself):
