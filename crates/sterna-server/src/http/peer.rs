@@ -12,8 +12,8 @@ use std::net::SocketAddr;
 /// [`HttpServer`](super::HttpServer) needs none: it counts each request by its
 /// connection's address, or, behind a load balancer named in
 /// [`HttpServer::trusted_proxies`](super::HttpServer::trusted_proxies), by the client the
-/// balancer names (a request carrying its own `PeerAddr` is counted by that). When you mount [`McpService`](super::McpService)
-/// in your own stack, insert it yourself, e.g. from axum's `ConnectInfo<SocketAddr>`, or
+/// balancer names. When you mount [`McpService`](super::McpService) in your own stack,
+/// insert it yourself, e.g. from axum's `ConnectInfo<SocketAddr>`, or
 /// the address [`TrustedProxies::client`](super::TrustedProxies::client) reads (never
 /// `X-Forwarded-For` or `Forwarded` as it comes: a client can write those headers itself):
 ///
